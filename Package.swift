@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers (see DESIGN.md): each target depends only on those above it.
+let package = Package(
+    name: "Trustbed",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "trustbed", targets: ["trustbed"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // System-library shims: a module map and a header, nothing else.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+
+        .target(name: "JSON"),
+        .target(name: "HTTP", dependencies: [
+            "CMicroHTTPD", "JSON", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "Crypto", dependencies: ["COpenSSL"]),
+        .target(name: "JOSE", dependencies: ["Crypto", "JSON"]),
+        .target(name: "Store", dependencies: ["CSQLite"]),
+        .target(name: "Federation", dependencies: [
+            "JSON", "HTTP", "Crypto", "JOSE", "Store", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "Trustbed", dependencies: [
+            "JSON", "HTTP", "Crypto", "JOSE", "Store", "Federation",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "trustbed", dependencies: [
+            "Trustbed", "Federation", "JOSE", "JSON",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "JSON"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store"]),
+        .testTarget(name: "FederationTests", dependencies: ["Federation", "JOSE", "Crypto", "JSON", "Store"]),
+        .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "JOSE", "JSON", "HTTP"]),
+    ]
+)

@@ -1,0 +1,9 @@
+#ifndef TRUSTBED_CMICROHTTPD_SHIM_H
+#define TRUSTBED_CMICROHTTPD_SHIM_H
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <microhttpd.h>
+#endif

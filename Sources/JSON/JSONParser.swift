@@ -1,0 +1,215 @@
+/// Errors from parsing untrusted JSON. The position is a byte offset, for error descriptions.
+public enum JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unexpectedEnd
+    case unexpectedByte(offset: Int)
+    case invalidNumber(offset: Int)
+    case invalidString(offset: Int)
+    case tooDeep
+    case duplicateKey(String)
+    case trailingData(offset: Int)
+
+    public var description: String {
+        switch self {
+        case .unexpectedEnd: return "unexpected end of JSON"
+        case .unexpectedByte(let o): return "unexpected character at offset \(o)"
+        case .invalidNumber(let o): return "invalid number at offset \(o)"
+        case .invalidString(let o): return "invalid string at offset \(o)"
+        case .tooDeep: return "JSON nested too deeply"
+        case .duplicateKey(let k): return "duplicate member \"\(k)\""
+        case .trailingData(let o): return "trailing data at offset \(o)"
+        }
+    }
+}
+
+extension JSONValue {
+    /// Nesting bound: deeper documents are refused instead of exhausting the stack.
+    public static let maximumDepth = 64
+
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    /// Strict RFC 8259 parser. Duplicate member names are rejected because JOSE (RFC 7515 §5.2)
+    /// requires it for headers and an ambiguous payload is a classic signature-bypass trick.
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        var p = Parser(bytes: bytes)
+        p.skipWhitespace()
+        let v = try p.parseValue(depth: 0)
+        p.skipWhitespace()
+        if p.i != bytes.count { throw .trailingData(offset: p.i) }
+        return v
+    }
+}
+
+private struct Parser {
+    let bytes: [UInt8]
+    var i = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func skipWhitespace() {
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+    }
+
+    mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth <= JSONValue.maximumDepth else { throw .tooDeep }
+        guard i < bytes.count else { throw .unexpectedEnd }
+        switch bytes[i] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth)
+        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw .unexpectedByte(offset: i)
+        }
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONParseError) {
+        let n = word.utf8CodeUnitsCount
+        guard i + n <= bytes.count else { throw .unexpectedEnd }
+        let w = word.utf8Start
+        for k in 0..<n where bytes[i + k] != w[k] { throw .unexpectedByte(offset: i + k) }
+        i += n
+    }
+
+    mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+        i += 1
+        var out: [String: JSONValue] = [:]
+        skipWhitespace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(out) }
+        while true {
+            skipWhitespace()
+            guard i < bytes.count else { throw .unexpectedEnd }
+            guard bytes[i] == UInt8(ascii: "\"") else { throw .unexpectedByte(offset: i) }
+            let key = try parseString()
+            skipWhitespace()
+            guard i < bytes.count else { throw .unexpectedEnd }
+            guard bytes[i] == UInt8(ascii: ":") else { throw .unexpectedByte(offset: i) }
+            i += 1
+            skipWhitespace()
+            let value = try parseValue(depth: depth + 1)
+            if out.updateValue(value, forKey: key) != nil { throw .duplicateKey(key) }
+            skipWhitespace()
+            guard i < bytes.count else { throw .unexpectedEnd }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(out) }
+            throw .unexpectedByte(offset: i)
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
+        i += 1
+        var out: [JSONValue] = []
+        skipWhitespace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(out) }
+        while true {
+            skipWhitespace()
+            out.append(try parseValue(depth: depth + 1))
+            skipWhitespace()
+            guard i < bytes.count else { throw .unexpectedEnd }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(out) }
+            throw .unexpectedByte(offset: i)
+        }
+    }
+
+    mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+        let start = i
+        var isInteger = true
+        if bytes[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < bytes.count else { throw .invalidNumber(offset: start) }
+        if bytes[i] == UInt8(ascii: "0") {
+            i += 1
+        } else if isDigit(bytes[i]) {
+            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+        } else {
+            throw .invalidNumber(offset: start)
+        }
+        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+            isInteger = false
+            i += 1
+            guard i < bytes.count, isDigit(bytes[i]) else { throw .invalidNumber(offset: start) }
+            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+        }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            isInteger = false
+            i += 1
+            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            guard i < bytes.count, isDigit(bytes[i]) else { throw .invalidNumber(offset: start) }
+            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+        }
+        let text = String(decoding: bytes[start..<i], as: UTF8.self)
+        if isInteger, let v = Int64(text) { return .int(v) }
+        guard let d = Double(text), d.isFinite else { throw .invalidNumber(offset: start) }
+        return .double(d)
+    }
+
+    func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+
+    mutating func parseString() throws(JSONParseError) -> String {
+        let start = i
+        i += 1
+        var out: [UInt8] = []
+        while true {
+            guard i < bytes.count else { throw .unexpectedEnd }
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") { i += 1; break }
+            if b < 0x20 { throw .invalidString(offset: i) }
+            if b != UInt8(ascii: "\\") { out.append(b); i += 1; continue }
+            i += 1
+            guard i < bytes.count else { throw .unexpectedEnd }
+            let e = bytes[i]
+            i += 1
+            switch e {
+            case UInt8(ascii: "\""): out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5C)
+            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4()
+                if (0xD800...0xDBFF).contains(scalar) {
+                    guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
+                        throw .invalidString(offset: i)
+                    }
+                    i += 2
+                    let low = try hex4()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw .invalidString(offset: i) }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00...0xDFFF).contains(scalar) {
+                    throw .invalidString(offset: i)
+                }
+                guard let u = Unicode.Scalar(scalar) else { throw .invalidString(offset: i) }
+                out.append(contentsOf: Array(String(Character(u)).utf8))
+            default: throw .invalidString(offset: i - 1)
+            }
+        }
+        // Invalid UTF-8 is refused rather than silently repaired: a repaired string would not
+        // match the bytes that were signed.
+        guard let s = String(validating: out, as: UTF8.self) else { throw .invalidString(offset: start) }
+        return s
+    }
+
+    mutating func hex4() throws(JSONParseError) -> UInt32 {
+        guard i + 4 <= bytes.count else { throw .unexpectedEnd }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let b = bytes[i]
+            let d: UInt32
+            switch b {
+            case 0x30...0x39: d = UInt32(b - 0x30)
+            case 0x41...0x46: d = UInt32(b - 0x41 + 10)
+            case 0x61...0x66: d = UInt32(b - 0x61 + 10)
+            default: throw .invalidString(offset: i)
+            }
+            v = v << 4 | d
+            i += 1
+        }
+        return v
+    }
+}

@@ -1,0 +1,1 @@
+print("trustbed: not built yet")
