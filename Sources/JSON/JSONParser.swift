@@ -66,12 +66,12 @@ private struct Parser {
         }
     }
 
-    mutating func literal(_ word: StaticString) throws(JSONParseError) {
-        let n = word.utf8CodeUnitsCount
-        guard i + n <= bytes.count else { throw .unexpectedEnd }
-        let w = word.utf8Start
-        for k in 0..<n where bytes[i + k] != w[k] { throw .unexpectedByte(offset: i + k) }
-        i += n
+    mutating func literal(_ word: String) throws(JSONParseError) {
+        for b in word.utf8 {
+            guard i < bytes.count else { throw .unexpectedEnd }
+            guard bytes[i] == b else { throw .unexpectedByte(offset: i) }
+            i += 1
+        }
     }
 
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
