@@ -1,0 +1,64 @@
+import JOSE
+import JSON
+
+extension FederationHost {
+    /// The signed Entity Configuration (section 3.1) of a hosted entity, re-signed only when the
+    /// cached one nears expiry.
+    public func entityConfiguration(of entityID: String) throws(FederationError) -> String {
+        guard let entity = entities[entityID] else { throw .notFound("no entity \(entityID) here") }
+        let now = now()
+        return try cache.value(for: "ec " + entityID, now: now) { () throws(FederationError) -> (String, Int64) in
+            let claims = try entityConfigurationClaims(entity, now: now)
+            let jwt = try keys.signingKey(for: entityID).sign(claims, type: FederationType.entityStatement)
+            return (jwt, SignedStatementCache.refreshTime(iat: now, exp: now + entity.lifetime))
+        }
+    }
+
+    func entityConfigurationClaims(_ entity: HostedEntity, now: Int64) throws(FederationError) -> [String: JSONValue] {
+        var claims: [String: JSONValue] = [
+            "iss": .string(entity.entityID),
+            "sub": .string(entity.entityID),
+            "iat": .int(now),
+            "exp": .int(now + entity.lifetime),
+            "jwks": try keys.publicKeys(for: entity.entityID).jsonValue,
+            "metadata": .object(publishedMetadata(of: entity)),
+        ]
+        if !entity.isTrustAnchor && !entity.authorityHints.isEmpty {
+            claims["authority_hints"] = JSONValue(entity.authorityHints)
+        }
+        let marks = trustMarkEntries(for: entity.entityID)
+        if !marks.isEmpty { claims["trust_marks"] = .array(marks.map(\.jsonValue)) }
+        if entity.isTrustAnchor {
+            if !entity.trustMarkIssuers.isEmpty {
+                claims["trust_mark_issuers"] = .object(entity.trustMarkIssuers.mapValues { JSONValue($0) })
+            }
+            if !entity.trustMarkOwners.isEmpty {
+                var owners: [String: JSONValue] = [:]
+                for (type, owner) in entity.trustMarkOwners {
+                    owners[type] = ["sub": .string(owner), "jwks": try ownerKeys(owner).jsonValue]
+                }
+                claims["trust_mark_owners"] = .object(owners)
+            }
+        }
+        return claims
+    }
+
+    /// Declared metadata plus the `federation_entity` endpoints this server provides for the entity.
+    public func publishedMetadata(of entity: HostedEntity) -> [String: JSONValue] {
+        var metadata = entity.metadata
+        let endpoints = endpoints(of: entity.entityID)
+        var fed = metadata["federation_entity"]?.objectValue ?? [:]
+        for e in endpoints where fed[e.metadataParameter] == nil {
+            fed[e.metadataParameter] = .string(entity.entityID + e.path)
+        }
+        if !fed.isEmpty || metadata["federation_entity"] != nil { metadata["federation_entity"] = .object(fed) }
+        return metadata
+    }
+
+    /// Keys of a trust mark owner: local owners sign with their own keys; a remote owner's keys
+    /// come from its entity configuration.
+    func ownerKeys(_ ownerID: String) throws(FederationError) -> JWKSet {
+        if entities[ownerID] != nil { return try keys.publicKeys(for: ownerID) }
+        throw .serverError("trust mark owner \(ownerID) is not hosted here and has no keys configured")
+    }
+}

@@ -1,0 +1,89 @@
+import JOSE
+import JSON
+import Logging
+import Store
+
+/// All entities this process hosts, their keys and state: the domain object the federation
+/// endpoints ask. It is immutable apart from its caches; the assembly replaces the whole host when
+/// entity files, keys or revocations change, which also drops every cache at once.
+public final class FederationHost: @unchecked Sendable {
+    public let entities: [String: HostedEntity]
+    public let keys: KeyProvider
+    public let clock: Clock
+    public let database: Database
+    public let fetcher: StatementFetcher
+    public let logger: Logger
+    /// Superior entity ID → its subordinates (explicit entries plus local entities naming it in `authority_hints`).
+    public let subordinatesBySuperior: [String: [String: SubordinateEntry]]
+    /// Trust marks local issuers give each subject, by subject entity ID.
+    let issuancesBySubject: [String: [(issuer: String, issuance: TrustMarkIssuance)]]
+    let cache = SignedStatementCache()
+    let remoteCache: RemoteStatementCache
+    let limits: ChainLimits
+
+    public init(entities list: [HostedEntity], keys: KeyProvider, clock: Clock, database: Database,
+                fetcher: StatementFetcher, logger: Logger = Logger(label: "trustbed.federation"),
+                limits: ChainLimits = ChainLimits()) {
+        var byID: [String: HostedEntity] = [:]
+        for e in list { byID[e.entityID] = e }
+        entities = byID
+        self.keys = keys
+        self.clock = clock
+        self.database = database
+        self.logger = logger
+        self.limits = limits
+
+        var subs: [String: [String: SubordinateEntry]] = [:]
+        for e in list {
+            for (id, entry) in e.subordinates { subs[e.entityID, default: [:]][id] = entry }
+        }
+        for e in list {
+            for hint in e.authorityHints where byID[hint] != nil && subs[hint]?[e.entityID] == nil {
+                subs[hint, default: [:]][e.entityID] = SubordinateEntry(entityID: e.entityID)
+            }
+        }
+        subordinatesBySuperior = subs
+
+        var issuances: [String: [(issuer: String, issuance: TrustMarkIssuance)]] = [:]
+        for e in list {
+            for i in e.trustMarksIssued {
+                for s in i.subjects { issuances[s, default: []].append((e.entityID, i)) }
+            }
+        }
+        issuancesBySubject = issuances
+        self.fetcher = fetcher
+        remoteCache = RemoteStatementCache(database: database, clock: clock)
+    }
+
+    public func entity(_ entityID: String) -> HostedEntity? { entities[entityID] }
+
+    /// Superiors serve fetch/list/resolve; a Trust Anchor is always one, even with no subordinates yet.
+    public func isSuperior(_ entityID: String) -> Bool {
+        entities[entityID]?.isTrustAnchor == true || subordinatesBySuperior[entityID] != nil
+    }
+
+    public func subordinates(of superiorID: String) -> [String: SubordinateEntry] {
+        subordinatesBySuperior[superiorID] ?? [:]
+    }
+
+    /// The federation endpoints an entity serves, in the order its metadata lists them.
+    public func endpoints(of entityID: String) -> [FederationEndpoint] {
+        guard let e = entities[entityID] else { return [] }
+        var out: [FederationEndpoint] = []
+        if isSuperior(entityID) { out += [.fetch, .list, .resolve] }
+        if e.issuesTrustMarks { out += [.trustMark, .trustMarkStatus, .trustMarkList] }
+        out.append(.historicalKeys)
+        return out
+    }
+
+    func now() -> Int64 { clock.now() }
+}
+
+/// Bounds on chain building, so a hostile or broken federation cannot make a resolve run forever.
+public struct ChainLimits: Sendable {
+    public var maxDepth: Int = 8
+    public var maxAuthorityHints: Int = 8
+    public var maxStatementsFetched: Int = 64
+    public var clockSkew: Int64 = 60
+    public init() {}
+}

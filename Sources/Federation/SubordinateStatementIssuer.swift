@@ -1,0 +1,43 @@
+import JOSE
+import JSON
+
+extension FederationHost {
+    /// The Subordinate Statement a superior issues about one of its subordinates (the `fetch`
+    /// endpoint, section 8.1).
+    public func subordinateStatement(issuer issuerID: String, subject: String) throws(FederationError) -> String {
+        guard let issuer = entities[issuerID], isSuperior(issuerID) else { throw .notFound("no superior \(issuerID) here") }
+        if subject == issuerID { throw .invalidRequest("sub must not be the issuer itself; its entity configuration is at \(wellKnownFederationPath)") }
+        guard let entry = subordinates(of: issuerID)[subject] else { throw .notFound("\(subject) is not a subordinate of \(issuerID)") }
+        let now = now()
+        return try cache.value(for: "ss \(issuerID) \(subject)", now: now) { () throws(FederationError) -> (String, Int64) in
+            let claims = try subordinateStatementClaims(issuer: issuer, entry: entry, now: now)
+            let jwt = try keys.signingKey(for: issuerID).sign(claims, type: FederationType.entityStatement)
+            return (jwt, SignedStatementCache.refreshTime(iat: now, exp: now + issuer.lifetime))
+        }
+    }
+
+    func subordinateStatementClaims(issuer: HostedEntity, entry: SubordinateEntry, now: Int64) throws(FederationError) -> [String: JSONValue] {
+        let jwks: JSONValue
+        if entities[entry.entityID] != nil {
+            jwks = try keys.publicKeys(for: entry.entityID).jsonValue
+        } else if let declared = entry.jwks {
+            jwks = declared
+        } else {
+            throw .serverError("no keys are configured for subordinate \(entry.entityID)")
+        }
+        var claims: [String: JSONValue] = [
+            "iss": .string(issuer.entityID),
+            "sub": .string(entry.entityID),
+            "iat": .int(now),
+            "exp": .int(now + issuer.lifetime),
+            "jwks": jwks,
+            "source_endpoint": .string(issuer.entityID + FederationEndpoint.fetch.path),
+        ]
+        let policy = issuer.subordinateDefaults.overridden(by: entry.policy)
+        if let p = policy.metadataPolicy { claims["metadata_policy"] = p }
+        if let c = policy.metadataPolicyCrit, !c.isEmpty { claims["metadata_policy_crit"] = JSONValue(c) }
+        if let m = policy.metadata { claims["metadata"] = m }
+        if let c = policy.constraints { claims["constraints"] = c }
+        return claims
+    }
+}

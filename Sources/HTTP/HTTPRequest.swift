@@ -1,0 +1,65 @@
+/// One HTTP request as handlers see it: fully received, path decoded, header names lower-cased.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// Percent-decoded path, without the query.
+    public var path: String
+    /// The query exactly as received (no leading `?`), nil when the URL had no `?`.
+    public var rawQuery: String?
+    /// Decoded query parameters (`+` as space), in order, repeated names kept.
+    public var query: [(name: String, value: String)]
+    /// Header fields by lower-cased name; repeated fields are joined with ", " (RFC 9110 §5.3).
+    public var headers: [String: String]
+    public var body: [UInt8]
+    public var remoteAddress: String
+
+    public init(
+        method: String, path: String, rawQuery: String? = nil, headers: [String: String] = [:],
+        body: [UInt8] = [], remoteAddress: String = ""
+    ) {
+        var normalized = headers
+        if headers.keys.contains(where: { ASCII.lowercased($0) != $0 }) {
+            normalized = [:]
+            for (name, value) in headers { normalized[ASCII.lowercased(name), default: ""].appendField(value) }
+        }
+        self.init(
+            trustedMethod: method, path: path, rawQuery: rawQuery, lowercasedHeaders: normalized,
+            body: body, remoteAddress: remoteAddress)
+    }
+
+    /// For the server, whose header names are already lower-cased.
+    init(
+        trustedMethod method: String, path: String, rawQuery: String?, lowercasedHeaders: [String: String],
+        body: [UInt8], remoteAddress: String
+    ) {
+        self.method = method
+        self.path = path
+        self.rawQuery = rawQuery
+        self.query = rawQuery.map { URLEncoding.pairs($0) } ?? []
+        self.headers = lowercasedHeaders
+        self.body = body
+        self.remoteAddress = remoteAddress
+    }
+
+    /// Header value by case-insensitive name.
+    public func header(_ name: String) -> String? {
+        if let value = headers[name] { return value }
+        let lowered = ASCII.lowercased(name)
+        if lowered != name, let value = headers[lowered] { return value }
+        // Headers assigned after init may not be lower-cased; stay correct for them too.
+        return headers.first { ASCII.equalsIgnoringCase($0.key, name) }?.value
+    }
+
+    /// All values of a query parameter, in order.
+    public func queryValues(_ name: String) -> [String] {
+        query.compactMap { $0.name == name ? $0.value : nil }
+    }
+
+    public var queryNames: Set<String> { Set(query.map(\.name)) }
+}
+
+extension String {
+    /// Appends one more value of a repeated header field.
+    mutating func appendField(_ value: String) {
+        if isEmpty { self = value } else { self += ", " + value }
+    }
+}

@@ -1,0 +1,58 @@
+import CMicroHTTPD
+import Logging
+
+public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
+
+/// An HTTP/1.1 server on libmicrohttpd's internal thread pool. The handler runs on MHD's
+/// worker threads, concurrently; it must not block for long, as each worker serves many
+/// connections.
+///
+/// `@unchecked Sendable`: after `start()` every stored property the workers read is immutable;
+/// `start()` and `stop()` are meant to be called from one owning thread.
+public final class HTTPServer: @unchecked Sendable {
+    public let configuration: HTTPServerConfiguration
+    let handler: HTTPHandler
+    let accessLog: AccessLog
+    let tooLarge: HTTPResponse
+    /// Past this many discarded bytes of an oversized chunked body the connection is dropped
+    /// without a reply: a client streaming without end must not hold a connection forever.
+    let discardLimit: Int
+    private var daemon: OpaquePointer?
+
+    public init(configuration: HTTPServerConfiguration, logger: Logger, handler: @escaping HTTPHandler) {
+        self.configuration = configuration
+        self.handler = handler
+        self.accessLog = AccessLog(logger: logger)
+        self.tooLarge = BuiltinResponses.payloadTooLarge(limit: configuration.bodyLimit)
+        self.discardLimit = max(configuration.bodyLimit, 1 << 20) &* 16
+    }
+
+    deinit { stop() }
+
+    public func start() throws {
+        guard daemon == nil else { return }
+        let config = configuration
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        daemon = trustbed_mhd_start(
+            config.host, config.port,
+            UInt32(clamping: max(1, config.threads)),
+            UInt32(clamping: max(0, config.connectionTimeout)),
+            UInt32(clamping: max(1, config.connectionLimit)),
+            mhdAccessHandler, context,
+            mhdRequestCompleted, context,
+            mhdRequestStarted, context)
+        guard daemon != nil else { throw HTTPServerError.cannotBind(config.host, config.port) }
+    }
+
+    /// Stops accepting, waits for the workers to finish, and closes every connection.
+    public func stop() {
+        guard let running = daemon else { return }
+        daemon = nil
+        MHD_stop_daemon(running)
+    }
+
+    /// The port actually listened on (the kernel's choice after port 0); 0 when stopped.
+    public var boundPort: UInt16 {
+        daemon.map { trustbed_mhd_bound_port($0) } ?? 0
+    }
+}

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public struct HTTPServerConfiguration: Sendable {
+    /// IPv4 or IPv6 literal, or "localhost" (127.0.0.1). The server binds only there, so a
+    /// demo federation on a laptop is not reachable from the network unless asked for.
+    public var host: String
+    /// 0 lets the kernel choose (tests); read `HTTPServer.boundPort` afterwards.
+    public var port: UInt16
+    /// Worker threads, each with its own event loop.
+    public var threads: Int
+    /// Largest request body accepted; larger ones get 413 and are never buffered.
+    public var bodyLimit: Int
+    /// Seconds of inactivity before a connection is dropped (slowloris protection).
+    public var connectionTimeout: Int
+    public var connectionLimit: Int
+
+    public init(
+        host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = HTTPServerConfiguration.activeCores,
+        bodyLimit: Int = 1 << 20, connectionTimeout: Int = 30, connectionLimit: Int = 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.bodyLimit = bodyLimit
+        self.connectionTimeout = connectionTimeout
+        self.connectionLimit = connectionLimit
+    }
+
+    /// Online processors, at least 1.
+    public static var activeCores: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}

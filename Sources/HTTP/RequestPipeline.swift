@@ -1,0 +1,151 @@
+import CMicroHTTPD
+
+/// The per-request state machine behind MHD's access callback. MHD calls it once when headers
+/// are in, once per body piece, and once more when the request is complete. A response queued
+/// on the first call makes MHD skip the body and close the connection, so that is done only
+/// to refuse a body (413, 405); everything else is answered on the last call, keeping the
+/// connection alive.
+///
+/// `*con_cls` holds nothing (first call), the server's own address as a marker (a bodiless
+/// request: nothing to allocate), or a retained `RequestContext` (a body or a query).
+extension HTTPServer {
+    func access(
+        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+        upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+        state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> Bool {
+        guard let raw = state.pointee else {
+            return begin(connection: connection, url: url, method: method, context: nil, state: state)
+        }
+        if raw == marker {
+            return dispatch(
+                connection: connection, kind: RequestMethod(method), method: method, url: url, rawQuery: nil, body: [],
+                start: accessLog.isEnabled ? MonotonicClock.nanoseconds() : 0)
+        }
+        let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+        guard context.begun else {
+            return begin(connection: connection, url: url, method: method, context: context, state: state)
+        }
+        return receive(context, connection: connection, url: url, method: method, upload: upload, uploadSize: uploadSize)
+    }
+
+    /// Marks a bodiless request in `*con_cls` without allocating.
+    var marker: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// First call: headers are complete; refuse bodies we will not read, else get ready.
+    private func begin(
+        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, context: RequestContext?,
+        state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> Bool {
+        let kind = RequestMethod(method)
+        let declaredLength = trustbed_mhd_request_header(connection, "Content-Length").flatMap { Int(String(cString: $0)) }
+        let chunked = trustbed_mhd_request_header(connection, "Transfer-Encoding") != nil
+        let hasBody = chunked || (declaredLength ?? 0) > 0
+
+        if hasBody {
+            let start = accessLog.isEnabled ? MonotonicClock.nanoseconds() : 0
+            switch kind {
+            case .options, .other:
+                return send(
+                    kind == .options ? BuiltinResponses.preflight : BuiltinResponses.methodNotAllowed(kind.name(method)),
+                    connection: connection, kind: kind, method: method, url: url, start: start)
+            case .get, .head, .post:
+                if let declaredLength, declaredLength > configuration.bodyLimit {
+                    return send(tooLarge, connection: connection, kind: kind, method: method, url: url, start: start)
+                }
+            }
+            let receiving = context ?? RequestContext()
+            if context == nil { state.pointee = Unmanaged.passRetained(receiving).toOpaque() }
+            receiving.begun = true
+            receiving.startNanos = start
+            if let declaredLength { receiving.body.reserveCapacity(declaredLength) }
+            return true
+        }
+
+        if let context {
+            context.begun = true
+            context.startNanos = accessLog.isEnabled ? MonotonicClock.nanoseconds() : 0
+        } else {
+            state.pointee = marker
+        }
+        return true
+    }
+
+    /// Later calls: a piece of body, or (size 0) the end of the request.
+    private func receive(
+        _ context: RequestContext, connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+        upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
+    ) -> Bool {
+        let size = uploadSize.pointee
+        if size > 0 {
+            uploadSize.pointee = 0  // consumed, whether kept or dropped
+            if context.tooLarge {
+                context.discarded &+= size
+                return context.discarded <= discardLimit
+            }
+            if context.body.count + size > configuration.bodyLimit {
+                // A chunked body has no length up front. Stop buffering now; the 413 can only be
+                // queued once MHD has read the whole request.
+                context.tooLarge = true
+                context.discarded = context.body.count + size
+                context.body = []
+                return true
+            }
+            if let upload {
+                context.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: size))
+            }
+            return true
+        }
+
+        let kind = RequestMethod(method)
+        if context.tooLarge {
+            return send(tooLarge, connection: connection, kind: kind, method: method, url: url, start: context.startNanos)
+        }
+        let body = context.body
+        context.body = []
+        return dispatch(
+            connection: connection, kind: kind, method: method, url: url, rawQuery: context.rawQuery, body: body,
+            start: context.startNanos)
+    }
+
+    /// The request is complete: run the handler (or answer for it) and queue the response.
+    private func dispatch(
+        connection: OpaquePointer, kind: RequestMethod, method: UnsafePointer<CChar>, url: UnsafePointer<CChar>,
+        rawQuery: String?, body: [UInt8], start: UInt64
+    ) -> Bool {
+        switch kind {
+        case .options:
+            return send(BuiltinResponses.preflight, connection: connection, kind: kind, method: method, url: url, start: start)
+        case .other:
+            let response = BuiltinResponses.methodNotAllowed(kind.name(method))
+            return send(response, connection: connection, kind: kind, method: method, url: url, start: start)
+        case .get, .head, .post:
+            break
+        }
+        let request = HTTPRequest(
+            trustedMethod: kind.name(method), path: String(cString: url), rawQuery: rawQuery,
+            lowercasedHeaders: ConnectionInfo.headers(connection), body: body,
+            remoteAddress: ConnectionInfo.remoteAddress(connection))
+        let response = handler(request)
+        let queued = ResponseWriter.queue(response, on: connection, method: kind)
+        if accessLog.isEnabled {
+            accessLog.record(
+                method: request.method, path: request.path, status: response.status, bytes: response.body.count,
+                startNanos: start)
+        }
+        return queued
+    }
+
+    private func send(
+        _ response: HTTPResponse, connection: OpaquePointer, kind: RequestMethod, method: UnsafePointer<CChar>,
+        url: UnsafePointer<CChar>, start: UInt64
+    ) -> Bool {
+        let queued = ResponseWriter.queue(response, on: connection, method: kind)
+        if accessLog.isEnabled {
+            accessLog.record(
+                method: kind.name(method), path: String(cString: url), status: response.status,
+                bytes: response.body.count, startNanos: start)
+        }
+        return queued
+    }
+}

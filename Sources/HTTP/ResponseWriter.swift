@@ -1,0 +1,45 @@
+import CMicroHTTPD
+
+/// Turns an `HTTPResponse` into an MHD response, completes its headers and queues it.
+enum ResponseWriter {
+    /// Queues `response`; false when MHD refused it (the connection is then closed).
+    static func queue(_ response: HTTPResponse, on connection: OpaquePointer, method: RequestMethod) -> Bool {
+        let status = (100...599).contains(response.status) ? response.status : 500
+        guard let mhd = response.body.withUnsafeBytes({ trustbed_mhd_response_copy($0.baseAddress, $0.count) }) else {
+            return false
+        }
+        var hasContentType = false
+        var hasAllowOrigin = false
+        for (name, value) in response.headers {
+            switch classify(name) {
+            case .framing: continue  // MHD writes Content-Length / Transfer-Encoding itself
+            case .contentType: hasContentType = true
+            case .allowOrigin: hasAllowOrigin = true
+            case .other: break
+            }
+            // Explicit withCString: implicit String-to-pointer bridging copies to the heap.
+            _ = name.withCString { n in value.withCString { v in MHD_add_response_header(mhd, n, v) } }
+        }
+        // Clients sniff bodies without a type; 204/304 have no body to describe.
+        if !hasContentType && status != 204 && status != 304 {
+            _ = MHD_add_response_header(mhd, "Content-Type", "application/octet-stream")
+        }
+        if method.isRead && !hasAllowOrigin {
+            _ = MHD_add_response_header(mhd, "Access-Control-Allow-Origin", "*")
+        }
+        return trustbed_mhd_queue_and_release(connection, UInt32(status), mhd) != 0
+    }
+
+    private enum HeaderRole { case framing, contentType, allowOrigin, other }
+
+    /// Header names this writer cares about, matched case-insensitively without allocating.
+    private static func classify(_ name: String) -> HeaderRole {
+        switch name.utf8.count {
+        case 12 where ASCII.equalsIgnoringCase(name, "Content-Type"): return .contentType
+        case 14 where ASCII.equalsIgnoringCase(name, "Content-Length"): return .framing
+        case 17 where ASCII.equalsIgnoringCase(name, "Transfer-Encoding"): return .framing
+        case 27 where ASCII.equalsIgnoringCase(name, "Access-Control-Allow-Origin"): return .allowOrigin
+        default: return .other
+        }
+    }
+}

@@ -1,0 +1,66 @@
+/// base64url without padding (RFC 7515 §2, RFC 4648 §5).
+public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    public static func encode(_ bytes: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var i = 0
+        while i + 3 <= bytes.count {
+            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out.append(alphabet[Int(v >> 18 & 63)])
+            out.append(alphabet[Int(v >> 12 & 63)])
+            out.append(alphabet[Int(v >> 6 & 63)])
+            out.append(alphabet[Int(v & 63)])
+            i += 3
+        }
+        switch bytes.count - i {
+        case 1:
+            let v = UInt32(bytes[i]) << 16
+            out.append(alphabet[Int(v >> 18 & 63)])
+            out.append(alphabet[Int(v >> 12 & 63)])
+        case 2:
+            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            out.append(alphabet[Int(v >> 18 & 63)])
+            out.append(alphabet[Int(v >> 12 & 63)])
+            out.append(alphabet[Int(v >> 6 & 63)])
+        default: break
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Strict: nil on padding, whitespace, characters outside the base64url alphabet, an
+    /// impossible length, or non-zero trailing bits. Rejecting non-canonical forms keeps one
+    /// byte string to one encoding, so a token cannot be re-spelled and still verify.
+    public static func decode(_ s: String) -> [UInt8]? {
+        let input = Array(s.utf8)
+        guard input.count % 4 != 1 else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(input.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for c in input {
+            guard let v = value(of: c) else { return nil }
+            accumulator = accumulator << 6 | UInt32(v)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                accumulator &= (1 << UInt32(bits)) - 1
+            }
+        }
+        guard accumulator == 0 else { return nil }
+        return out
+    }
+
+    private static func value(of c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return c - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return c - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): return 62
+        case UInt8(ascii: "_"): return 63
+        default: return nil
+        }
+    }
+}

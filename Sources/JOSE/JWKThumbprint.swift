@@ -1,0 +1,22 @@
+import Crypto
+import JSON
+
+extension JWK {
+    /// RFC 7638 thumbprint: SHA-256 over the required members only, in lexicographic order,
+    /// without whitespace, base64url-encoded. Used as the default kid.
+    public func thumbprint() -> String {
+        var required: [String: JSONValue] = [:]
+        for member in Self.requiredMembers(kty: kty) { required[member] = json[member] }
+        // The serializer sorts keys and writes no whitespace, which is exactly RFC 7638 §3.3
+        // for these members (ASCII names, base64url and curve-name values need no escaping).
+        return Base64URL.encode(Digest.sha256(JSONValue.object(required).bytes))
+    }
+
+    static func requiredMembers(kty: String) -> [String] {
+        switch kty {
+        case "EC": return ["crv", "kty", "x", "y"]
+        case "OKP": return ["crv", "kty", "x"]
+        default: return ["e", "kty", "n"]
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import CSQLite
+
+/// One SQLite file, opened in WAL mode, shared by every worker thread.
+///
+/// A single connection guarded by a recursive lock: every call is serialized, so writers in
+/// this process never see SQLITE_BUSY from each other, and `transaction` can hold the lock
+/// across its body. The busy timeout only matters when another process opens the same file.
+/// That is `@unchecked Sendable`'s justification: all mutable state is touched under `lock`.
+public final class Database: @unchecked Sendable {
+    /// The path the database was opened with.
+    public let path: String
+
+    let lock = RecursiveLock()
+    /// Nesting depth of `transaction` calls; 0 outside any transaction.
+    var transactionDepth = 0
+    private var connection: OpaquePointer?
+    private var cache = StatementCache()
+
+    /// Opens (creating) the file, sets journal_mode=WAL, synchronous=FULL (a `kill -9` or
+    /// power cut loses nothing acknowledged), foreign_keys=ON, busy_timeout=5000, and runs the
+    /// migrations. ":memory:" works for tests.
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        var handle: OpaquePointer?
+        // NOMUTEX: SQLite's own per-connection mutex would only duplicate `lock`.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw .cannotOpen("\(path): \(message)")
+        }
+        connection = handle
+        do throws(StoreError) {
+            try configure()
+            try Migrations.apply(to: self)
+        } catch {
+            close()
+            throw .cannotOpen("\(path): \(error.summary)")
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes the connection; later calls throw. Safe to call twice. Closing the last
+    /// connection checkpoints the WAL into the main file.
+    public func close() {
+        lock.withLock {
+            cache.finalizeAll()
+            sqlite3_close_v2(connection)
+            connection = nil
+        }
+    }
+
+    /// Runs one statement (any rows it returns are discarded).
+    public func execute(_ sql: String, _ parameters: [SQLValue] = []) throws(StoreError) {
+        try execute(sql, parameters, cached: true)
+    }
+
+    /// Runs one statement and returns how many rows it inserted, updated or deleted.
+    @discardableResult
+    public func executeCountingChanges(_ sql: String, _ parameters: [SQLValue] = []) throws(StoreError) -> Int {
+        try withStatement(sql, parameters, cached: true) { statement throws(StoreError) in
+            while try statement.step() {}
+            // Read under the same lock hold, so another thread's write cannot intervene.
+            return Int(sqlite3_changes64(statement.connection))
+        }
+    }
+
+    /// Runs one statement and returns all of its rows.
+    public func query(_ sql: String, _ parameters: [SQLValue] = []) throws(StoreError) -> [Row] {
+        try query(sql, parameters, cached: true)
+    }
+
+    /// Prepares (or reuses) `sql`, binds `parameters` and hands the statement to `body`
+    /// under the lock. `cached: false` is for one-off SQL such as migrations.
+    func withStatement<T>(_ sql: String, _ parameters: [SQLValue], cached: Bool,
+                          _ body: (Statement) throws(StoreError) -> T) throws(StoreError) -> T {
+        try lock.withLock { () throws(StoreError) -> T in
+            guard let connection else {
+                throw .sqlite(code: SQLITE_MISUSE, message: "database \(path) is closed")
+            }
+            let statement = cached
+                ? try cache.statement(for: sql, on: connection)
+                : try StatementCache.prepare(sql, on: connection)
+            defer {
+                if cached { statement.reset() } else { sqlite3_finalize(statement.pointer) }
+            }
+            try statement.bind(parameters)
+            return try body(statement)
+        }
+    }
+
+    /// Whether the connection is inside an open SQL transaction (SQLite may have rolled one
+    /// back on its own after some errors, e.g. SQLITE_FULL).
+    var isInsideSQLTransaction: Bool {
+        lock.withLock { connection.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+    }
+
+    private func configure() throws(StoreError) {
+        // First, so the journal-mode switch below waits for another process instead of failing.
+        try execute("PRAGMA busy_timeout = 5000", [], cached: false)
+        let mode = try query("PRAGMA journal_mode = WAL", [], cached: false).first?.text("journal_mode")
+        // In-memory databases cannot use WAL and report "memory", nor can the private
+        // temporary database that "" opens; neither outlives the process, so neither needs it.
+        // A real file that silently stays in another mode would lose the crash-safety this
+        // store promises, so refuse it.
+        guard mode == "wal" || mode == "memory" || path.isEmpty else {
+            throw .cannotOpen("journal_mode stayed \(mode ?? "unknown") instead of wal")
+        }
+        try execute("PRAGMA synchronous = FULL", [], cached: false)
+        try execute("PRAGMA foreign_keys = ON", [], cached: false)
+    }
+}
+
+extension Database {
+    /// `cached: false` skips the statement cache, for SQL that runs once (pragmas, migrations).
+    func execute(_ sql: String, _ parameters: [SQLValue], cached: Bool) throws(StoreError) {
+        try withStatement(sql, parameters, cached: cached) { statement throws(StoreError) in
+            while try statement.step() {}
+        }
+    }
+
+    /// `cached: false` skips the statement cache, for SQL that runs once.
+    func query(_ sql: String, _ parameters: [SQLValue], cached: Bool) throws(StoreError) -> [Row] {
+        try withStatement(sql, parameters, cached: cached) { statement throws(StoreError) in
+            let layout = statement.columnLayout()
+            var rows: [Row] = []
+            while try statement.step() {
+                rows.append(statement.row(names: layout.names, positions: layout.positions))
+            }
+            return rows
+        }
+    }
+}
+
+extension StoreError {
+    /// The message alone, for wrapping into `cannotOpen`.
+    var summary: String {
+        switch self {
+        case .cannotOpen(let message), .sqlite(_, let message), .constraint(let message): message
+        case .notFound: "not found"
+        }
+    }
+}

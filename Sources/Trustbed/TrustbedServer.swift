@@ -1,0 +1,149 @@
+import Federation
+import Foundation
+import HTTP
+import JSON
+import Logging
+import Store
+
+/// The composition root: loads `Entities/` and `Keys/`, opens the database, serves HTTP, and
+/// swaps in a fresh `FederationHost` whenever entity files, keys or revocations change (the CLI
+/// signals those through the database), so changes apply without a restart.
+public final class TrustbedServer: @unchecked Sendable {
+    private struct State {
+        let host: FederationHost
+        let router: EntityRouter
+        let index: HTTPResponse
+        let fingerprint: String
+    }
+
+    public let configuration: ServerConfiguration
+    private let logger: Logger
+    private let clock: Clock
+    private let database: Database
+    private let fetcher: StatementFetcher
+    private let lock = NSLock()
+    private var state: State
+    private var http: HTTPServer?
+    private var monitor: Thread?
+    private let stopping = NSCondition()
+    private var stopped = false
+
+    public init(configuration: ServerConfiguration, logger: Logger, clock: Clock = SystemClock(),
+                fetcher: StatementFetcher = HTTPStatementFetcher()) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.clock = clock
+        self.fetcher = fetcher
+        database = try Database(path: configuration.databasePath)
+        state = try Self.load(configuration, database: database, clock: clock, fetcher: fetcher, logger: logger)
+    }
+
+    public var host: FederationHost { lock.withLock { state.host } }
+    public var boundPort: UInt16 { http?.boundPort ?? configuration.port }
+
+    public func start() throws {
+        var httpConfig = HTTPServerConfiguration()
+        httpConfig.host = configuration.host
+        httpConfig.port = configuration.port
+        let server = HTTPServer(configuration: httpConfig, logger: logger) { [unowned self] request in self.handle(request) }
+        try server.start()
+        http = server
+        let t = Thread { [unowned self] in self.watch() }
+        t.name = "trustbed-reload"
+        t.start()
+        monitor = t
+        logger.info("serving \(state.host.entities.count) entities at \(configuration.effectiveBaseURL)")
+    }
+
+    public func stop() {
+        stopping.withLock { stopped = true; stopping.broadcast() }
+        http?.stop()
+    }
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let s = lock.withLock { state }
+        if request.path == "/health" { return .json(["status": "ok"]) }
+        if request.path == "/" { return s.index }
+        guard let (entityID, rest) = s.router.match(request),
+              let response = s.host.handle(entityID: entityID, path: rest, request: request) else {
+            return .error(status: 404, code: "not_found", description: "nothing is served at \(request.path)")
+        }
+        return response
+    }
+
+    /// Polls for changes; cheap (a small query and a few stat calls) and off the request path.
+    private func watch() {
+        while true {
+            let done = stopping.withLock { () -> Bool in
+                if !stopped { _ = stopping.wait(until: Date(timeIntervalSinceNow: configuration.reloadInterval)) }
+                return stopped
+            }
+            if done { return }
+            reloadIfChanged()
+        }
+    }
+
+    /// Rebuilds the host when something changed. A broken edit to an entity file is logged and the
+    /// running federation keeps serving; only start-up refuses bad files.
+    public func reloadIfChanged() {
+        let current = Self.fingerprint(configuration, database: database)
+        guard current != lock.withLock({ state.fingerprint }) else { return }
+        do {
+            let next = try Self.load(configuration, database: database, clock: clock, fetcher: fetcher, logger: logger)
+            lock.withLock { state = next }
+            logger.info("reloaded entities, keys and trust mark state")
+        } catch {
+            logger.error("reload failed, still serving the previous configuration: \(error)")
+            // Remember the fingerprint so a broken file is reported once, not every second.
+            lock.withLock { state = State(host: state.host, router: state.router, index: state.index, fingerprint: current) }
+        }
+    }
+
+    private static func load(_ c: ServerConfiguration, database: Database, clock: Clock, fetcher: StatementFetcher,
+                             logger: Logger) throws -> State {
+        let fingerprint = fingerprint(c, database: database)
+        let catalog = try EntityCatalog.load(directory: c.entitiesDirectory, baseURL: c.effectiveBaseURL)
+        let keys = try KeyManager(directory: c.keysDirectory, entities: catalog.entities, database: database, clock: clock)
+        let host = FederationHost(entities: catalog.entities, keys: keys, clock: clock, database: database, fetcher: fetcher, logger: logger)
+        let router = EntityRouter(entityIDs: catalog.entities.map(\.entityID), baseURL: catalog.baseURL)
+        let index: JSONValue = [
+            "service": "trustbed",
+            "entities": .array(catalog.entities.sorted { $0.name < $1.name }.map { e in
+                [
+                    "name": .string(e.name),
+                    "entity_id": .string(e.entityID),
+                    "entity_configuration": .string(e.entityID + "/.well-known/openid-federation"),
+                    "trust_anchor": .bool(e.isTrustAnchor),
+                ]
+            }),
+        ]
+        return State(host: host, router: router, index: .json(index), fingerprint: fingerprint)
+    }
+
+    /// What a reload depends on: the change counter the CLI bumps, and the entity files' and key
+    /// pointers' sizes and modification times.
+    static func fingerprint(_ c: ServerConfiguration, database: Database) -> String {
+        var parts = [(try? SettingsRepository(database: database).get(ChangeCounter.key)) ?? "0"]
+        let fm = FileManager.default
+        for dir in [c.entitiesDirectory, c.keysDirectory] {
+            let names = ((try? fm.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+            for n in names {
+                var path = (dir as NSString).appendingPathComponent(n)
+                if dir == c.keysDirectory { path = (path as NSString).appendingPathComponent("active") }
+                if let a = try? fm.attributesOfItem(atPath: path) {
+                    let m = (a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+                    parts.append("\(n):\(a[.size] ?? 0):\(m)")
+                }
+            }
+        }
+        return parts.joined(separator: "|")
+    }
+}
+
+/// The counter other processes bump after changing state a running server must pick up.
+public enum ChangeCounter {
+    static let key = "change_counter"
+    public static func bump(_ database: Database) throws {
+        _ = try SettingsRepository(database: database).increment(key)
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Trustbed
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the federation declared in the entities directory.")
+
+    @OptionGroup var paths: StatePaths
+    @Option(help: "Address to bind (IPv4 or IPv6 literal).") var host = "127.0.0.1"
+    @Option(help: "Port to listen on.") var port: UInt16 = 8080
+    @Option(help: "Base URL of entity IDs (default http://<host>:<port>); set it to the public URL behind a proxy.")
+    var baseURL: String?
+
+    func run() throws {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var c = ServerConfiguration()
+        c.entitiesDirectory = paths.entities
+        c.keysDirectory = paths.keys
+        c.databasePath = paths.database
+        c.host = host
+        c.port = port
+        c.baseURL = baseURL
+        let server: TrustbedServer
+        do {
+            server = try TrustbedServer(configuration: c, logger: Logger(label: "trustbed"))
+        } catch {
+            throw ValidationError("cannot start: \(error)")
+        }
+        try server.start()
+        print("trustbed serving at \(c.effectiveBaseURL) (trust anchor list at \(c.effectiveBaseURL)/)")
+        waitForTermination()
+        server.stop()
+    }
+
+    /// Blocks until SIGINT or SIGTERM, then returns so the server stops cleanly.
+    private func waitForTermination() {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let done = DispatchSemaphore(value: 0)
+        let sources = [SIGINT, SIGTERM].map { sig -> DispatchSourceSignal in
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { done.signal() }
+            s.resume()
+            return s
+        }
+        done.wait()
+        sources.forEach { $0.cancel() }
+    }
+}
+
+/// Where state lives; shared by every command that touches it.
+struct StatePaths: ParsableArguments {
+    @Option(help: "Directory of entity files.") var entities = "Entities"
+    @Option(help: "Directory of entity keys.") var keys = "Keys"
+    @Option(help: "SQLite database file.") var database = "trustbed.sqlite"
+}

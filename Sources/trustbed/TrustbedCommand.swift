@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct TrustbedCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trustbed",
+        abstract: "An OpenID Federation 1.0 trust ecosystem in one server.",
+        subcommands: [Serve.self, Resolve.self, Check.self, Keys.self, TrustMarkCommand.self],
+        defaultSubcommand: Serve.self)
+}

@@ -1,1 +1,0 @@
-print("trustbed: not built yet")

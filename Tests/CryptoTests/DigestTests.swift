@@ -1,0 +1,27 @@
+import Crypto
+import XCTest
+
+final class DigestTests: XCTestCase {
+    /// FIPS 180-2 "abc" vectors.
+    func testSHA2KnownAnswers() {
+        let abc = Array("abc".utf8)
+        XCTAssertEqual(hex(Digest.sha256(abc)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(hex(Digest.sha384(abc)),
+                       "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7")
+        XCTAssertEqual(hex(Digest.sha512(abc)),
+                       "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f")
+        XCTAssertEqual(hex(Digest.sha256([])), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    func testSecureRandom() {
+        XCTAssertEqual(SecureRandom.bytes(0), [])
+        let a = SecureRandom.bytes(32)
+        let b = SecureRandom.bytes(32)
+        XCTAssertEqual(a.count, 32)
+        XCTAssertNotEqual(a, b)
+    }
+
+    private func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+}

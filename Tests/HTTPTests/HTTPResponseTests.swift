@@ -1,0 +1,36 @@
+import HTTP
+import JSON
+import XCTest
+
+final class HTTPResponseTests: XCTestCase {
+    func testJSON() throws {
+        let response = HTTPResponse.json(["a": 1], status: 201)
+        XCTAssertEqual(response.status, 201)
+        XCTAssertEqual(response.header("content-type"), "application/json")
+        XCTAssertEqual(try JSONValue.parse(response.body), ["a": 1])
+    }
+
+    func testErrorFormat() throws {
+        let response = HTTPResponse.error(status: 400, code: "invalid_request", description: "missing sub")
+        XCTAssertEqual(response.status, 400)
+        XCTAssertEqual(try JSONValue.parse(response.body), ["error": "invalid_request", "error_description": "missing sub"])
+    }
+
+    func testTextAndJWT() {
+        XCTAssertEqual(HTTPResponse.text("hi").header("Content-Type"), "text/plain; charset=utf-8")
+        let jwt = HTTPResponse.jwt("a.b.c", contentType: "application/entity-statement+jwt")
+        XCTAssertEqual(jwt.header("Content-Type"), "application/entity-statement+jwt")
+        XCTAssertEqual(jwt.body, Array("a.b.c".utf8))
+    }
+
+    func testAddingHeaderKeepsOrderAndRepeats() {
+        let response = HTTPResponse(status: 200).adding(header: "Link", "<a>").adding(header: "Link", "<b>")
+        XCTAssertEqual(response.headers.map(\.value), ["<a>", "<b>"])
+    }
+
+    func testHTTPErrorResponses() {
+        XCTAssertEqual(HTTPError.badRequest("x").response.status, 400)
+        XCTAssertEqual(HTTPError.unsupportedMediaType("x").response.status, 415)
+        XCTAssertEqual(HTTPError.payloadTooLarge.response.status, 413)
+    }
+}

@@ -1,0 +1,72 @@
+import HTTP
+import JSON
+import XCTest
+
+/// Body limits and timeouts: what protects the server from large or slow clients.
+final class HTTPServerLimitsTests: XCTestCase {
+    private let limited = HTTPServerConfiguration(port: 0, threads: 2, bodyLimit: 1000)
+
+    func testDeclaredOversizedBodyIs413AndClosed() throws {
+        let server = try startServer(limited)
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.boundPort)
+        // Only the head: the server must answer from Content-Length without waiting for the body.
+        connection.send("POST /json HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1001\r\n\r\n")
+        let response = try connection.readResponse()
+        XCTAssertEqual(response.status, 413)
+        XCTAssertEqual(response.json, ["error": "invalid_request", "error_description": "request body exceeds 1000 bytes"])
+        XCTAssertEqual(response.header("Content-Type"), "application/json")
+        XCTAssertTrue(connection.waitForClose())
+    }
+
+    func testBodyAtTheLimitIsAccepted() throws {
+        let server = try startServer(limited)
+        defer { server.stop() }
+        let body = String(repeating: "x", count: 1000)
+        let response = try roundTrip(server.boundPort, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n\(body)")
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.json?["body"]?.stringValue?.count, 1000)
+    }
+
+    func testChunkedOversizedBodyIs413AndClosed() throws {
+        let server = try startServer(limited)
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.boundPort)
+        connection.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+        let chunk = String(repeating: "y", count: 400)
+        for _ in 0..<5 { connection.send("190\r\n\(chunk)\r\n") }  // 0x190 = 400 bytes, 2000 in all
+        connection.send("0\r\n\r\n")
+        let response = try connection.readResponse()
+        XCTAssertEqual(response.status, 413)
+        XCTAssertEqual(response.json?["error_description"], "request body exceeds 1000 bytes")
+        XCTAssertTrue(connection.waitForClose())
+    }
+
+    func testExpectContinueOversizedIsRejectedBeforeBody() throws {
+        let server = try startServer(limited)
+        defer { server.stop() }
+        let response = try roundTrip(
+            server.boundPort, "POST /x HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n")
+        XCTAssertEqual(response.status, 413)
+    }
+
+    func testSlowClientIsDropped() throws {
+        let server = try startServer(HTTPServerConfiguration(port: 0, threads: 2, connectionTimeout: 1))
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.boundPort, timeoutSeconds: 5)
+        connection.send("GET /slow HTTP/1.1\r\nHost: t\r\n")  // headers never finished
+        let started = Date()
+        XCTAssertTrue(connection.waitForClose())
+        let waited = Date().timeIntervalSince(started)
+        XCTAssertLessThan(waited, 4.5, "dropped only after \(waited) s")
+    }
+
+    func testIdleKeepAliveConnectionIsDropped() throws {
+        let server = try startServer(HTTPServerConfiguration(port: 0, threads: 2, connectionTimeout: 1))
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.boundPort, timeoutSeconds: 5)
+        connection.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(try connection.readResponse().status, 200)
+        XCTAssertTrue(connection.waitForClose())
+    }
+}

@@ -1,0 +1,199 @@
+"""HTTP-level behaviour: errors, CORS, limits and robustness under bad or heavy input."""
+from __future__ import annotations
+
+import json
+import random
+import socket
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+
+from fedlib import EC_TYPE, RESOLVE_TYPE, assert_json_error, content_type, describe, get, verify_jws
+
+MIB = 1024 * 1024
+
+
+def raw_http(port: int, head: bytes, body_chunks=(), timeout: float = 15.0) -> tuple[int | None, dict, bytes, str]:
+    """Sends a hand-made request; reads the answer concurrently so an early response is not lost.
+
+    Returns (status or None, headers, body, note)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    received = bytearray()
+    note = []
+
+    def reader():
+        try:
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                received.extend(chunk)
+        except OSError as e:
+            note.append(f"recv: {e!r}")
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    try:
+        sock.sendall(head)
+        for c in body_chunks:
+            sock.sendall(c)
+    except OSError as e:  # the server may stop reading once it has answered
+        note.append(f"send: {e!r}")
+    try:
+        sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    t.join(timeout)
+    sock.close()
+    data = bytes(received)
+    if not data:
+        return None, {}, b"", "; ".join(note) or "no response"
+    head_part, _, body = data.partition(b"\r\n\r\n")
+    lines = head_part.decode("latin-1").split("\r\n")
+    try:
+        status = int(lines[0].split(" ")[1])
+    except (IndexError, ValueError):
+        return None, {}, data, f"unparseable status line {lines[0]!r}"
+    headers = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(":")
+        headers[k.strip().lower()] = v.strip()
+    return status, headers, body, "; ".join(note)
+
+
+def assert_raw_json_error(status, headers, body, note, expected_status: int):
+    assert status == expected_status, f"expected HTTP {expected_status}, got {status} ({note}) headers={headers} body={body[:300]!r}"
+    assert headers.get("content-type", "").split(";")[0] == "application/json", f"error must be JSON: {headers}"
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        return  # keep it simple: status and type were checked
+    payload = json.loads(body.decode() or "{}")
+    assert isinstance(payload.get("error"), str) and payload.get("error_description") is not None, f"error shape: {payload}"
+
+
+def test_unknown_paths_are_json_404(fed):
+    for url in (fed.base + "/nope", fed.id("ta") + "/nope", fed.base + "/", fed.id("nobody") + "/.well-known/openid-federation"):
+        r = get(url)
+        if url == fed.base + "/" and r.status_code == 200:
+            continue  # a landing page at the root is fine
+        assert_json_error(r, 404, "not_found")
+
+
+def test_put_is_method_not_allowed(fed):
+    r = requests.put(fed.id("ta") + "/.well-known/openid-federation", data="x", timeout=10)
+    assert_json_error(r, 405, ("method_not_allowed", "invalid_request", "unsupported_method"))
+
+
+def test_delete_is_method_not_allowed(fed):
+    r = requests.delete(fed.id("ta") + "/list", timeout=10)
+    assert_json_error(r, 405, ("method_not_allowed", "invalid_request", "unsupported_method"))
+
+
+def test_cors_preflight(fed):
+    r = requests.options(fed.id("ta") + "/resolve", headers={
+        "Origin": "https://wallet.example", "Access-Control-Request-Method": "GET",
+        "Access-Control-Request-Headers": "accept"}, timeout=10)
+    assert r.status_code == 204, describe(r)
+    assert r.headers.get("Access-Control-Allow-Origin") in ("*", "https://wallet.example"), f"preflight headers: {dict(r.headers)}"
+    methods = r.headers.get("Access-Control-Allow-Methods", "")
+    assert "GET" in methods, f"Access-Control-Allow-Methods should include GET: {dict(r.headers)}"
+
+
+def test_cors_on_errors(fed):
+    r = get(fed.id("ta") + "/fetch")
+    assert r.headers.get("Access-Control-Allow-Origin") == "*", f"CORS header missing on an error response: {dict(r.headers)}"
+
+
+def _post_head(fed, path: str, length: int | None, chunked: bool = False) -> bytes:
+    lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{fed.port}", "Content-Type: application/x-www-form-urlencoded", "Connection: close"]
+    lines.append("Transfer-Encoding: chunked" if chunked else f"Content-Length: {length}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def test_body_over_one_mib_is_413(fed):
+    size = MIB + 64 * 1024
+    body = b"trust_mark=" + b"A" * (size - 11)
+    chunks = [body[i:i + 65536] for i in range(0, len(body), 65536)]
+    status, headers, rbody, note = raw_http(fed.port, _post_head(fed, "/ta/trust-mark-status", len(body)), chunks)
+    assert_raw_json_error(status, headers, rbody, note, 413)
+    assert requests.get(fed.base + "/health", timeout=5).status_code == 200
+
+
+def test_chunked_body_over_one_mib_is_413(fed):
+    piece = b"A" * 65536
+    first = b"trust_mark=" + piece
+    chunks = [f"{len(first):x}\r\n".encode() + first + b"\r\n"]
+    chunks += [f"{len(piece):x}\r\n".encode() + piece + b"\r\n" for _ in range(17)] + [b"0\r\n\r\n"]
+    status, headers, rbody, note = raw_http(fed.port, _post_head(fed, "/ta/trust-mark-status", None, chunked=True), chunks)
+    assert_raw_json_error(status, headers, rbody, note, 413)
+    assert requests.get(fed.base + "/health", timeout=5).status_code == 200
+
+
+def test_body_just_under_limit_is_accepted(fed):
+    # 1 MiB minus a little: must be read and answered (not 413), even if the content is nonsense.
+    body = "trust_mark=" + "A" * (MIB - 1024)
+    r = requests.post(fed.id("ta") + "/trust-mark-status", data=body,
+                      headers={"Content-Type": "application/x-www-form-urlencoded"}, timeout=30)
+    assert r.status_code != 413 and r.status_code < 500, describe(r)
+
+
+def _garbage_query(seed: int, size: int = 2048) -> str:
+    rnd = random.Random(seed)
+    atoms = ["%", "%%", "%zz", "%f", "%C3%28", "%00", "%ff%fe", "%E2%82", "+", "&", "=", "==", "&&", "sub=", "trust_anchor=",
+             "entity_type=", "%0d%0a", "%u0041", "%2", "%c0%af", "%ED%A0%80", "a", "Z", "~", "-", ";", "[", "]"]
+    out = ""
+    while len(out) < size:
+        out += rnd.choice(atoms)
+    return out[:size]
+
+
+@pytest.mark.parametrize("path", ["/ta/resolve", "/ta/fetch", "/ta/list", "/intermediate/list", "/ta/trust-mark",
+                                  "/ta/trust-mark-list", "/ta/.well-known/openid-federation", "/ta/historical-keys"])
+def test_garbage_percent_encoding_does_not_crash(fed, path):
+    for seed in range(3):
+        q = _garbage_query(seed * 31 + len(path))
+        head = f"GET {path}?{q} HTTP/1.1\r\nHost: 127.0.0.1:{fed.port}\r\nConnection: close\r\n\r\n".encode()
+        status, headers, body, note = raw_http(fed.port, head)
+        assert status is not None, f"no HTTP answer to a garbage query on {path} ({note})"
+        assert status < 500, f"garbage query on {path} gave {status}: {body[:300]!r}"
+    r = requests.get(fed.base + "/health", timeout=5)
+    assert r.status_code == 200, "server unhealthy after garbage queries"
+    assert fed.alive(), "server process died"
+
+
+def test_garbage_form_body_does_not_crash(fed):
+    body = _garbage_query(7, 4096).encode()
+    status, headers, rbody, note = raw_http(fed.port, _post_head(fed, "/ta/trust-mark-status", len(body)), [body])
+    assert status is not None and status < 500, f"garbage form body: {status} {note} {rbody[:200]!r}"
+    assert requests.get(fed.base + "/health", timeout=5).status_code == 200
+
+
+def test_many_concurrent_requests(fed):
+    ta, inter = fed.id("ta"), fed.id("intermediate")
+    urls = [
+        (ta + "/.well-known/openid-federation", EC_TYPE),
+        (fed.id("pid-provider") + "/.well-known/openid-federation", EC_TYPE),
+        (ta + "/fetch?sub=" + requests.utils.quote(inter, safe=""), EC_TYPE),
+        (inter + "/list", "application/json"),
+        (ta + "/resolve?sub=" + requests.utils.quote(fed.id("pid-provider"), safe="") + "&trust_anchor=" + requests.utils.quote(ta, safe=""), RESOLVE_TYPE),
+    ]
+    jobs = [urls[i % len(urls)] for i in range(200)]
+
+    def one(job):
+        url, ctype = job
+        try:
+            r = requests.get(url, timeout=30)
+            return url, r.status_code, content_type(r), r.text
+        except requests.RequestException as e:
+            return url, None, None, repr(e)
+
+    with ThreadPoolExecutor(max_workers=32) as pool:
+        results = list(pool.map(one, jobs))
+    failures = [(u, s, c, t[:200]) for (u, s, c, t), (_, ctype) in zip(results, jobs) if s != 200 or c != ctype]
+    assert not failures, f"{len(failures)} of 200 concurrent requests failed, e.g. {failures[:3]}"
+    # The signed answers under load still verify.
+    ec_jwt = next(t for (u, s, c, t) in results if u == urls[0][0])
+    import fedlib
+    _, claims = fedlib.decode_jws(ec_jwt)
+    verify_jws(ec_jwt, claims["jwks"], "EC served under load")
