@@ -20,6 +20,18 @@ final class HTTPServerConnectionTests: XCTestCase {
         XCTAssertEqual(try connection.readResponse().json?["path"], "/three")
     }
 
+    func testBuiltinAnswersKeepTheConnection() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.boundPort)
+        connection.send("OPTIONS /x HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(try connection.readResponse().status, 204)
+        connection.send("DELETE /x HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(try connection.readResponse().status, 405)
+        connection.send("GET /still-open HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(try connection.readResponse().json?["path"], "/still-open")
+    }
+
     func testPipelinedRequests() throws {
         let server = try startServer()
         defer { server.stop() }

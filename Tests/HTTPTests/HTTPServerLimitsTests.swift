@@ -42,6 +42,18 @@ final class HTTPServerLimitsTests: XCTestCase {
         XCTAssertTrue(connection.waitForClose())
     }
 
+    func testEndlessChunkedBodyIsCutOff() throws {
+        let server = try startServer(limited)
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.boundPort)
+        connection.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+        let chunk = Array("100000\r\n".utf8) + [UInt8](repeating: UInt8(ascii: "z"), count: 1 << 20) + Array("\r\n".utf8)
+        var sentMiB = 0
+        while sentMiB < 64, connection.send(chunk) { sentMiB += 1 }
+        XCTAssertLessThan(sentMiB, 64, "the server kept reading an endless body")
+        XCTAssertTrue(connection.waitForClose())
+    }
+
     func testExpectContinueOversizedIsRejectedBeforeBody() throws {
         let server = try startServer(limited)
         defer { server.stop() }

@@ -113,6 +113,22 @@ final class HTTPServerProtocolTests: XCTestCase {
         XCTAssertEqual(echo["remote"], "::1")
     }
 
+    func testConfigurationDefaults() {
+        let configuration = HTTPServerConfiguration()
+        XCTAssertEqual(configuration.host, "127.0.0.1")
+        XCTAssertEqual(configuration.port, 8080)
+        XCTAssertGreaterThanOrEqual(configuration.threads, 1)
+        XCTAssertEqual(configuration.bodyLimit, 1 << 20)
+        XCTAssertEqual(configuration.connectionTimeout, 30)
+        XCTAssertEqual(configuration.connectionLimit, 1024)
+    }
+
+    func testLocalhostBindsLoopback() throws {
+        let server = try startServer(HTTPServerConfiguration(host: "localhost", port: 0, threads: 1))
+        defer { server.stop() }
+        XCTAssertEqual(try roundTrip(server.boundPort, "GET / HTTP/1.1\r\nHost: t\r\n\r\n").status, 200)
+    }
+
     func testBoundPortIsZeroWhenStopped() throws {
         let server = try startServer()
         XCTAssertNotEqual(server.boundPort, 0)

@@ -13,7 +13,8 @@ final class EntityCatalogTests: XCTestCase {
     }
 
     private func loadError(_ files: [String: String]) throws -> EntityFileError? {
-        do { _ = try EntityCatalog.load(directory: try directory(files), baseURL: "http://x.test"); return nil } catch { return error }
+        let dir = try directory(files)
+        do { _ = try EntityCatalog.load(directory: dir, baseURL: "http://x.test"); return nil } catch { return error }
     }
 
     func testDemoEntitiesLoad() throws {

@@ -14,7 +14,10 @@ B_POLICY = {"openid_credential_issuer": {"batch_credential_issuance": {"default"
 def test_resolve_across_two_servers(make_server):
     q = free_port()
     b_ta = f"http://127.0.0.1:{q}/ta"
-    a = make_server("server-a", entities={
+    a_port = free_port()
+    while a_port == q:
+        a_port = free_port()
+    a = make_server("server-a", port=a_port, entities={
         "intermediate": {
             "authority_hints": [b_ta],
             "metadata": {"federation_entity": {"organization_name": "Intermediate on A"}},

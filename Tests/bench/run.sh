@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# Throughput and memory figures for trustbed (`make bench`). Not a timed test: it prints
+# figures and PASS/MISS against the goals, and exits non-zero only when it cannot measure
+# (missing tool, server that does not start), or with BENCH_STRICT=1 on any MISS.
+#
+#   bash Tests/bench/run.sh [path/to/trustbed]        (default .build/release/trustbed)
+#
+# Environment: BENCH_SECONDS (10) per wrk run, SOAK_SECONDS (60) for the memory check,
+# BENCH_PORT (18080) for trustbed, CEILING_PORT (18081) for the static responder,
+# BENCH_RESULTS (bench-results) where the table and raw wrk output are kept.
+#
+# The ceiling is Tests/bench/static_responder.c: bare libmicrohttpd with the daemon settings
+# trustbed uses, answering a constant body. wrk runs on the same cores as the server, so
+# figures compare runs on one machine, not machines. All traffic goes to 127.0.0.1.
+set -euo pipefail
+export LC_ALL=C
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$repo"
+
+bin=${1:-.build/release/trustbed}
+bench_seconds=${BENCH_SECONDS:-10}
+soak_seconds=${SOAK_SECONDS:-60}
+port=${BENCH_PORT:-18080}
+ceiling_port=${CEILING_PORT:-18081}
+results_root=${BENCH_RESULTS:-bench-results}
+base="http://127.0.0.1:$port"
+sample_every=5
+
+die() { echo "bench: $*" >&2; exit 1; }
+
+for tool in wrk curl cc; do
+    command -v "$tool" >/dev/null || die "$tool not found (make bench-deps installs wrk; curl and cc come with make deps)"
+done
+[ -x "$bin" ] || die "no executable at $bin: build it first (swift build -c release)"
+[ -f Tests/bench/static_responder.c ] || die "Tests/bench/static_responder.c is missing"
+case "$bench_seconds$soak_seconds" in *[!0-9]*) die "BENCH_SECONDS and SOAK_SECONDS must be whole seconds" ;; esac
+[ "$bench_seconds" -ge 1 ] && [ "$soak_seconds" -ge 1 ] || die "BENCH_SECONDS and SOAK_SECONDS must be at least 1"
+
+tmp=$(mktemp -d)
+pids=()
+
+# Everything started here is in pids: TERM, up to 5 s to exit, then KILL.
+cleanup() {
+    local pid i
+    trap - EXIT INT TERM
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for i in $(seq 1 50); do
+        local alive=0
+        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+        [ "$alive" -eq 0 ] && break
+        sleep 0.1
+    done
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# A port that already answers would be benchmarked by mistake.
+port_in_use() { curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/" ; }
+port_in_use "$port" && die "something already answers on 127.0.0.1:$port (set BENCH_PORT)"
+port_in_use "$ceiling_port" && die "something already answers on 127.0.0.1:$ceiling_port (set CEILING_PORT)"
+
+# Waits (at most $3 seconds) until URL $2 answers 200, as long as process $1 lives.
+wait_ready() {
+    local pid=$1 url=$2 limit=$3 i
+    for i in $(seq 1 $((limit * 10))); do
+        kill -0 "$pid" 2>/dev/null || return 1
+        [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$url" || true)" = 200 ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# --- start the ceiling and trustbed -------------------------------------------------------
+echo "machine: $(nproc) cores ($(uname -sr)); wrk and the server share them"
+echo "binary:  $bin"
+
+cc -O2 -o "$tmp/static_responder" Tests/bench/static_responder.c -lmicrohttpd
+"$tmp/static_responder" "$ceiling_port" 2>"$tmp/static_responder.log" &
+static_pid=$!
+pids+=("$static_pid")
+wait_ready "$static_pid" "http://127.0.0.1:$ceiling_port/" 10 || {
+    cat "$tmp/static_responder.log" >&2; die "static responder did not start on port $ceiling_port"; }
+
+mkdir -p "$tmp/state/Keys"
+cp -R Entities "$tmp/state/Entities"
+"$bin" serve --entities "$tmp/state/Entities" --keys "$tmp/state/Keys" \
+    --database "$tmp/state/trustbed.sqlite" --host 127.0.0.1 --port "$port" \
+    --base-url "$base" >"$tmp/trustbed.log" 2>&1 &
+trustbed_pid=$!
+pids+=("$trustbed_pid")
+wait_ready "$trustbed_pid" "$base/health" 60 || {
+    echo "--- trustbed log (last 40 lines)" >&2; tail -n 40 "$tmp/trustbed.log" >&2
+    die "trustbed did not answer 200 on $base/health within 60 s"; }
+echo "trustbed pid $trustbed_pid on $base, static responder pid $static_pid on port $ceiling_port"
+
+# --- targets ------------------------------------------------------------------------------
+# name|url|goal as % of the ceiling (empty: none)
+targets=(
+    "static ceiling|http://127.0.0.1:$ceiling_port/|"
+    "entity configuration|$base/ta/.well-known/openid-federation|80"
+    "fetch|$base/ta/fetch?sub=$base/intermediate|80"
+    "list|$base/ta/list|"
+    "resolve (warm)|$base/ta/resolve?sub=$base/pid-provider&trust_anchor=$base/ta|50"
+)
+
+declare -A status
+echo
+echo "status check (and warm-up):"
+for t in "${targets[@]}"; do
+    IFS='|' read -r name url goal <<<"$t"
+    code=$(curl -s -o "$tmp/body" -w '%{http_code}' --max-time 10 "$url" || true)
+    status[$name]=${code:-000}
+    if [ "${status[$name]}" = 200 ]; then
+        printf '  %-22s 200 (%s bytes)\n' "$name" "$(wc -c <"$tmp/body")"
+    else
+        printf '  %-22s HTTP %s: %s\n' "$name" "${status[$name]}" "$(head -c 200 "$tmp/body" 2>/dev/null | tr -d '\n')"
+    fi
+done
+# Warm caches and connections (resolve in particular) before measuring.
+for t in "${targets[@]}"; do
+    IFS='|' read -r name url goal <<<"$t"
+    [ "${status[$name]}" = 200 ] || continue
+    timeout 20 wrk -t2 -c32 -d2s "$url" >/dev/null 2>&1 || true
+done
+
+# --- wrk output parsing -------------------------------------------------------------------
+# Requests/sec line, e.g. "Requests/sec:  24012.33".
+wrk_rps() { awk '$1 == "Requests/sec:" { print $2 }' "$1"; }
+# The 99% line of --latency, e.g. "     99%    1.23ms", converted to milliseconds.
+wrk_p99_ms() {
+    awk '$1 == "99%" {
+        v = $2; unit = v; sub(/^[0-9.]+/, "", unit); n = substr(v, 1, length(v) - length(unit)) + 0
+        f = (unit == "us") ? 0.001 : (unit == "ms") ? 1 : (unit == "s") ? 1000 : (unit == "m") ? 60000 : (unit == "h") ? 3600000 : -1
+        if (f < 0) print "?"; else printf "%.2f\n", n * f
+    }' "$1"
+}
+# Requests that did not get a 2xx/3xx, plus socket errors: a run with these measured errors.
+wrk_errors() {
+    awk '/Non-2xx or 3xx responses:/ { e += $NF }
+         /Socket errors:/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,?$/) e += $i }
+         END { print e + 0 }' "$1"
+}
+
+# --- throughput ---------------------------------------------------------------------------
+declare -A rps p99 errs
+echo
+echo "wrk -t2 -c32 -d${bench_seconds}s --latency, one target at a time"
+for t in "${targets[@]}"; do
+    IFS='|' read -r name url goal <<<"$t"
+    [ "${status[$name]}" = 200 ] || continue
+    out="$tmp/wrk-${name//[^a-z]/_}.txt"
+    echo "# $name: $url" >"$out"
+    timeout $((bench_seconds + 30)) wrk -t2 -c32 -d"${bench_seconds}s" --latency "$url" >>"$out" 2>&1 || true
+    rps[$name]=$(wrk_rps "$out")
+    p99[$name]=$(wrk_p99_ms "$out")
+    errs[$name]=$(wrk_errors "$out")
+done
+
+misses=0
+ceiling=${rps[static ceiling]:-}
+table="$tmp/table.txt"
+{
+    printf '%-22s %12s %10s %9s %7s  %s\n' target req/s p99_ms ceiling% goal result
+    for t in "${targets[@]}"; do
+        IFS='|' read -r name url goal <<<"$t"
+        goal_text=${goal:+">=$goal%"}
+        if [ "${status[$name]}" != 200 ]; then
+            printf '%-22s %12s %10s %9s %7s  %s\n' "$name" "-" "-" "-" "${goal_text:--}" "NO DATA (HTTP ${status[$name]})"
+            [ -n "$goal" ] && misses=$((misses + 1))
+            continue
+        fi
+        r=${rps[$name]:-}
+        if [ -z "$r" ]; then
+            printf '%-22s %12s %10s %9s %7s  %s\n' "$name" "-" "-" "-" "${goal_text:--}" "NO DATA (wrk failed)"
+            [ -n "$goal" ] && misses=$((misses + 1))
+            continue
+        fi
+        ratio="-"
+        [ -n "$ceiling" ] && ratio=$(awk -v r="$r" -v c="$ceiling" 'BEGIN { printf "%.1f", 100 * r / c }')
+        result="-"
+        if [ "$name" = "static ceiling" ]; then
+            result="ceiling"
+        elif [ -n "$goal" ]; then
+            if [ "$ratio" = "-" ]; then
+                result="NO CEILING"
+            elif awk -v x="$ratio" -v g="$goal" 'BEGIN { exit !(x >= g) }'; then
+                result="PASS"
+            else
+                result="MISS"
+            fi
+        fi
+        if [ "${errs[$name]:-0}" -gt 0 ]; then
+            result="$result, ${errs[$name]} errors/non-2xx"
+            case "$result" in PASS*) result="MISS (errors)${result#PASS}" ;; esac
+        fi
+        case "$result" in MISS*|NO*) misses=$((misses + 1)) ;; esac
+        printf '%-22s %12.0f %10s %9s %7s  %s\n' "$name" "$r" "${p99[$name]:-?}" "$ratio" "${goal_text:--}" "$result"
+    done
+} >"$table"
+echo
+cat "$table"
+
+# --- memory under load --------------------------------------------------------------------
+# wrk against the entity configuration and resolve (those that answer 200) together for
+# SOAK_SECONDS while the server's VmRSS is read every 5 s; flat = < 10 % growth from the
+# sample at 20 s (after warm-up allocations) to the last one.
+rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status" 2>/dev/null; }
+soak_urls=()
+for t in "${targets[@]}"; do
+    IFS='|' read -r name url goal <<<"$t"
+    case "$name" in "entity configuration"|"resolve (warm)") [ "${status[$name]}" = 200 ] && soak_urls+=("$url") ;; esac
+done
+memory="$tmp/memory.txt"
+: >"$memory"
+# Prints like printf and keeps a copy for the summary.
+mem() { printf "$@" | tee -a "$memory"; }
+echo
+if [ ! -r "/proc/$trustbed_pid/status" ]; then
+    mem 'memory: skipped (no /proc/%s/status on this system)\n' "$trustbed_pid"
+elif [ "${#soak_urls[@]}" -eq 0 ]; then
+    mem 'memory: skipped (neither the entity configuration nor resolve answers 200)\n'
+else
+    mem 'memory: VmRSS of trustbed every %s s during %s s of wrk -t1 -c16 on %s target(s) at once\n' \
+        "$sample_every" "$soak_seconds" "${#soak_urls[@]}"
+    soak_pids=()
+    for url in "${soak_urls[@]}"; do
+        timeout $((soak_seconds + 30)) wrk -t1 -c16 -d"${soak_seconds}s" "$url" >>"$tmp/soak-wrk.txt" 2>&1 &
+        soak_pids+=("$!")
+        pids+=("$!")
+    done
+    start=$(date +%s)
+    samples=()
+    times=()
+    for i in $(seq 0 $((soak_seconds / sample_every))); do
+        # Sleep until start + i*5 s, so slow reads do not stretch the schedule.
+        now=$(date +%s)
+        if [ $((start + i * sample_every)) -gt "$now" ]; then sleep $((start + i * sample_every - now)); fi
+        kb=$(rss_kb "$trustbed_pid")
+        if [ -z "$kb" ]; then
+            mem '  trustbed exited during the soak (see its log)\n'
+            misses=$((misses + 1))
+            break
+        fi
+        samples+=("$kb")
+        times+=($((i * sample_every)))
+        mem '  t=%3ss  %8.1f MiB\n' "$((i * sample_every))" "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')"
+    done
+    for pid in "${soak_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    soak_rps=$(awk '$1 == "Requests/sec:" { n++; s += $2 } END { if (n) printf "%.0f req/s over %d wrk run(s)", s, n }' "$tmp/soak-wrk.txt" 2>/dev/null || true)
+    [ -n "$soak_rps" ] && mem '  soak throughput: %s\n' "$soak_rps"
+    base_index=""
+    for j in "${!times[@]}"; do
+        if [ "${times[$j]}" -eq 20 ]; then base_index=$j; fi
+    done
+    last_index=$((${#samples[@]} - 1))
+    if [ -n "$base_index" ] && [ "$last_index" -gt "$base_index" ]; then
+        a=${samples[$base_index]} b=${samples[$last_index]}
+        growth=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%+.1f", 100 * (b - a) / a }')
+        if awk -v g="$growth" 'BEGIN { exit !(g < 10) }'; then verdict="flat (PASS)"; else verdict="growing (MISS)"; misses=$((misses + 1)); fi
+        mem '  growth from t=20s to t=%ss: %s%% (%s -> %s MiB): %s\n' "${times[$last_index]}" "$growth" \
+            "$(awk -v k="$a" 'BEGIN { printf "%.1f", k / 1024 }')" "$(awk -v k="$b" 'BEGIN { printf "%.1f", k / 1024 }')" "$verdict"
+    else
+        mem '  growth: n/a (needs a sample after t=20s: SOAK_SECONDS >= 25)\n'
+    fi
+fi
+
+# --- keep the figures ---------------------------------------------------------------------
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+keep="$results_root/$stamp"
+if mkdir -p "$keep" 2>/dev/null; then
+    {
+        echo "trustbed bench $stamp: $(nproc) cores, BENCH_SECONDS=$bench_seconds SOAK_SECONDS=$soak_seconds, binary $bin"
+        cat "$table" "$memory"
+    } >"$keep/summary.txt"
+    cp "$tmp"/wrk-*.txt "$keep/" 2>/dev/null || true
+    cp "$tmp/trustbed.log" "$keep/" 2>/dev/null || true
+    echo
+    echo "figures kept in $keep/"
+fi
+
+if [ "$misses" -gt 0 ]; then
+    echo "$misses goal(s) missed or not measured"
+    [ "${BENCH_STRICT:-0}" = 1 ] && exit 1
+fi
+exit 0
