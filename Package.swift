@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "JSON"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
-        .testTarget(name: "FederationTests", dependencies: ["Federation", "JOSE", "Crypto", "JSON", "Store"]),
+        .testTarget(name: "FederationTests", dependencies: ["Federation", "HTTP", "JOSE", "Crypto", "JSON", "Store"]),
         .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "JOSE", "JSON", "HTTP"]),
     ]
 )

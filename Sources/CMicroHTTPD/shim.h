@@ -56,6 +56,50 @@ trustbed_mhd_sockaddr (const char *host, uint16_t port, struct sockaddr_storage 
   return 0;
 }
 
+/* Value of one hex digit, or -1. */
+static inline int
+trustbed_hex_digit (char c)
+{
+  if ( (c >= '0') && (c <= '9') )
+    return c - '0';
+  if ( (c >= 'a') && (c <= 'f') )
+    return c - 'a' + 10;
+  if ( (c >= 'A') && (c <= 'F') )
+    return c - 'A' + 10;
+  return -1;
+}
+
+/*
+ * MHD_OPTION_UNESCAPE_CALLBACK: percent-decodes the path in place like MHD's default, except
+ * that %00 stays literal. A decoded NUL would silently cut the path short ("/a%00/b" would
+ * reach the handler as "/a"), so a request could land on a route it did not name.
+ */
+static inline size_t
+trustbed_mhd_unescape (void *cls, struct MHD_Connection *connection, char *text)
+{
+  (void) cls;
+  (void) connection;
+  char *read = text;
+  char *write = text;
+  while ('\0' != *read)
+  {
+    if ('%' == read[0])
+    {
+      int high = trustbed_hex_digit (read[1]);
+      int low = (high < 0) ? -1 : trustbed_hex_digit (read[2]);
+      if ( (low >= 0) && ((high | low) != 0) )
+      {
+        *write++ = (char) ((high << 4) | low);
+        read += 3;
+        continue;
+      }
+    }
+    *write++ = *read++;
+  }
+  *write = '\0';
+  return (size_t) (write - text);
+}
+
 /*
  * Starts a daemon bound only to host:port with an internal epoll (poll when epoll is missing)
  * thread pool. Returns NULL when the host is not an address literal or the daemon cannot start
@@ -88,6 +132,7 @@ trustbed_mhd_start (const char *host, uint16_t port,
                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                            MHD_OPTION_URI_LOG_CALLBACK, uri_callback, uri_cls,
+                           MHD_OPTION_UNESCAPE_CALLBACK, &trustbed_mhd_unescape, NULL,
                            MHD_OPTION_END);
 }
 
@@ -175,9 +220,16 @@ trustbed_mhd_request_header (struct MHD_Connection *connection, const char *name
 static inline struct MHD_Response *
 trustbed_mhd_response_copy (const void *data, size_t size)
 {
+#if MHD_VERSION >= 0x00097701
+  /* Newer releases deprecate the RESPMEM form in favour of these. */
+  if (0 == size)
+    return MHD_create_response_empty (MHD_RF_NONE);
+  return MHD_create_response_from_buffer_copy (size, data);
+#else
   if (0 == size)
     return MHD_create_response_from_buffer (0, (void *) "", MHD_RESPMEM_PERSISTENT);
   return MHD_create_response_from_buffer (size, (void *) data, MHD_RESPMEM_MUST_COPY);
+#endif
 }
 
 /* Queues `response` and drops our reference; MHD keeps its own until the reply is sent. */

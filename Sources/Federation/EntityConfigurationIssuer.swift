@@ -10,7 +10,14 @@ extension FederationHost {
         return try cache.value(for: "ec " + entityID, now: now) { () throws(FederationError) -> (String, Int64) in
             let claims = try entityConfigurationClaims(entity, now: now)
             let jwt = try keys.signingKey(for: entityID).sign(claims, type: FederationType.entityStatement)
-            return (jwt, SignedStatementCache.refreshTime(iat: now, exp: now + entity.lifetime))
+            // Re-sign before an embedded trust mark expires, so the configuration never carries a stale one.
+            var refresh = SignedStatementCache.refreshTime(iat: now, exp: now + entity.lifetime)
+            for mark in claims["trust_marks"]?.arrayValue ?? [] {
+                if let compact = mark["trust_mark"]?.stringValue, let exp = try? JWS.parse(compact).payload()["exp"]?.intValue {
+                    refresh = min(refresh, SignedStatementCache.refreshTime(iat: now, exp: exp))
+                }
+            }
+            return (jwt, refresh)
         }
     }
 

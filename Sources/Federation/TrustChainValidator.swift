@@ -68,7 +68,7 @@ struct TrustChainValidator {
             resolved = try MetadataPolicy.resolve(
                 leafMetadata: metadata, superiorMetadata: subordinate[0].metadata, policies: policies)
         } catch {
-            throw .invalidMetadata("\(error.code): \(error)")
+            throw .invalidMetadata(error.message)
         }
         let exp = statements.map(\.expiresAt).min() ?? leaf.expiresAt
         return TrustChain(statements: statements, resolvedMetadata: resolved, expiresAt: exp)

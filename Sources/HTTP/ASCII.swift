@@ -8,14 +8,14 @@ enum ASCII {
     }
 
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                guard x.count == y.count else { return false }
-                for i in 0..<x.count where lower(x[i]) != lower(y[i]) { return false }
-                return true
-            }
-        }
+        let x = a.utf8, y = b.utf8
+        guard x.count == y.count else { return false }
+        for (p, q) in zip(x, y) where lower(p) != lower(q) { return false }
+        return true
+    }
+
+    static func hasUppercase(_ string: String) -> Bool {
+        string.utf8.contains { $0 >= 0x41 && $0 <= 0x5A }
     }
 
     static func hasUppercase(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

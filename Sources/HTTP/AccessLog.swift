@@ -5,8 +5,14 @@ import Logging
 /// they carry personal data.
 struct AccessLog: Sendable {
     let logger: Logger
+    /// Read once: `Logger.logLevel` copies the handler existential on every call, which showed
+    /// in request profiles. The server's logger is a value fixed at init anyway.
+    let isEnabled: Bool
 
-    var isEnabled: Bool { logger.logLevel <= .info }
+    init(logger: Logger) {
+        self.logger = logger
+        self.isEnabled = logger.logLevel <= .info
+    }
 
     func record(method: String, path: String, status: Int, bytes: Int, startNanos: UInt64) {
         let elapsed = MonotonicClock.nanoseconds() &- startNanos

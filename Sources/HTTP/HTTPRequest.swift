@@ -17,7 +17,7 @@ public struct HTTPRequest: Sendable {
         body: [UInt8] = [], remoteAddress: String = ""
     ) {
         var normalized = headers
-        if headers.keys.contains(where: { ASCII.lowercased($0) != $0 }) {
+        if headers.keys.contains(where: ASCII.hasUppercase) {
             normalized = [:]
             for (name, value) in headers { normalized[ASCII.lowercased(name), default: ""].appendField(value) }
         }

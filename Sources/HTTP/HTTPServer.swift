@@ -19,6 +19,7 @@ public final class HTTPServer: @unchecked Sendable {
     let discardLimit: Int
     private var daemon: OpaquePointer?
 
+    /// The access log is written when `logger.logLevel` is `.info` or lower at this point.
     public init(configuration: HTTPServerConfiguration, logger: Logger, handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
@@ -44,7 +45,8 @@ public final class HTTPServer: @unchecked Sendable {
         guard daemon != nil else { throw HTTPServerError.cannotBind(config.host, config.port) }
     }
 
-    /// Stops accepting, waits for the workers to finish, and closes every connection.
+    /// Stops accepting, waits for the workers to finish, and closes every connection. Not from
+    /// inside a handler: it joins the worker thread the handler runs on.
     public func stop() {
         guard let running = daemon else { return }
         daemon = nil

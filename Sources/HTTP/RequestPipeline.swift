@@ -18,6 +18,8 @@ extension HTTPServer {
             return begin(connection: connection, url: url, method: method, context: nil, state: state)
         }
         if raw == marker {
+            // MHD saw no body framing, so no body can arrive; refuse rather than misroute one.
+            guard uploadSize.pointee == 0 else { return false }
             return dispatch(
                 connection: connection, kind: RequestMethod(method), method: method, url: url, rawQuery: nil, body: [],
                 start: accessLog.isEnabled ? MonotonicClock.nanoseconds() : 0)
@@ -38,7 +40,7 @@ extension HTTPServer {
         state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> Bool {
         let kind = RequestMethod(method)
-        let declaredLength = trustbed_mhd_request_header(connection, "Content-Length").flatMap { Int(String(cString: $0)) }
+        let declaredLength = trustbed_mhd_request_header(connection, "Content-Length").flatMap(Self.contentLength)
         let chunked = trustbed_mhd_request_header(connection, "Transfer-Encoding") != nil
         let hasBody = chunked || (declaredLength ?? 0) > 0
 
@@ -69,6 +71,22 @@ extension HTTPServer {
             state.pointee = marker
         }
         return true
+    }
+
+    /// Content-Length as a number, saturating at `Int.max` so a huge value still counts as too
+    /// large; nil when it is not all digits (MHD has already refused such requests).
+    static func contentLength(_ text: UnsafePointer<CChar>) -> Int? {
+        var value = 0
+        var index = 0
+        while text[index] != 0 {
+            let digit = Int(text[index]) - 48
+            guard digit >= 0 && digit <= 9 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(digit)
+            value = (overflow1 || overflow2) ? Int.max : sum
+            index += 1
+        }
+        return index == 0 ? nil : value
     }
 
     /// Later calls: a piece of body, or (size 0) the end of the request.

@@ -19,6 +19,14 @@ final class HTTPServerLimitsTests: XCTestCase {
         XCTAssertTrue(connection.waitForClose())
     }
 
+    func testHugeDeclaredLengthIs413() throws {
+        let server = try startServer(limited)
+        defer { server.stop() }
+        let response = try roundTrip(
+            server.boundPort, "POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 18446744073709551615\r\n\r\n")
+        XCTAssertEqual(response.status, 413)
+    }
+
     func testBodyAtTheLimitIsAccepted() throws {
         let server = try startServer(limited)
         defer { server.stop() }

@@ -104,6 +104,13 @@ final class HTTPServerRequestTests: XCTestCase {
         XCTAssertEqual(echo["body"], "")
     }
 
+    func testEncodedNULDoesNotTruncateThePath() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let echo = try XCTUnwrap(roundTrip(server.boundPort, "GET /admin%00/../public%2Fx HTTP/1.1\r\nHost: t\r\n\r\n").json)
+        XCTAssertEqual(echo["path"], "/admin%00/../public/x")
+    }
+
     func testRepeatedHeadersAreJoined() throws {
         let server = try startServer()
         defer { server.stop() }

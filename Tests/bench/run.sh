@@ -95,6 +95,7 @@ trustbed_pid=$!
 pids+=("$trustbed_pid")
 wait_ready "$trustbed_pid" "$base/health" 60 || {
     echo "--- trustbed log (last 40 lines)" >&2; tail -n 40 "$tmp/trustbed.log" >&2
+    kill -0 "$trustbed_pid" 2>/dev/null || die "trustbed exited before answering on $base/health"
     die "trustbed did not answer 200 on $base/health within 60 s"; }
 echo "trustbed pid $trustbed_pid on $base, static responder pid $static_pid on port $ceiling_port"
 

@@ -300,3 +300,33 @@ def verify_trust_mark(token: str, ta_claims: dict, fetch_ec: Callable[[str], dic
         assert dc.get("trust_mark_type") == tmtype, f"{what}: delegation trust_mark_type {dc.get('trust_mark_type')} != {tmtype}"
         assert_times(dc, what + " delegation", require_exp=False)
     return claims
+
+
+def build_trust_chain(subject: str, trust_anchor: str, max_depth: int = 6) -> list[str]:
+    """Builds the shortest trust chain by crawling over HTTP (independent of any resolve endpoint):
+    subject EC, then for each authority hint the superior's fetch endpoint, up to the TA's EC."""
+    subject_jwt, _, subject_ec = fetch_entity_configuration(subject)
+    if subject == trust_anchor:
+        return [subject_jwt]
+    frontier = [([subject_jwt], subject_ec)]
+    seen = {subject}
+    for _ in range(max_depth):
+        nxt = []
+        for chain, current in frontier:
+            for hint in current.get("authority_hints") or []:
+                if hint in seen and hint != trust_anchor:
+                    continue
+                seen.add(hint)
+                sup_jwt, _, sup_ec = fetch_entity_configuration(hint)
+                fetch_url = (sup_ec.get("metadata") or {}).get("federation_entity", {}).get("federation_fetch_endpoint")
+                assert fetch_url, f"{hint} is named in authority_hints of {current['sub']} but advertises no federation_fetch_endpoint"
+                r = get(fetch_url, params={"sub": current["sub"]})
+                assert_ok(r, EC_TYPE)
+                statement = r.text.strip()
+                if hint == trust_anchor:
+                    return chain + [statement, sup_jwt]
+                nxt.append((chain + [statement], sup_ec))
+        frontier = nxt
+        if not frontier:
+            break
+    raise AssertionError(f"no trust chain from {subject} to {trust_anchor} found by crawling authority_hints")

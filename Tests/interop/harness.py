@@ -1,6 +1,7 @@
 """Runs the real trustbed binary: servers with their own state, and the CLI."""
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -171,3 +172,6 @@ def _stop_all() -> None:
             pass
 
 
+
+
+atexit.register(_stop_all)

@@ -4,12 +4,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import time
 
 import pytest
 
 from harness import DEMO_ENTITIES, free_port, run_cli, trustbed_binary
-from fedlib import PID_MARK, diff, fetch_entity_configuration, resolve_metadata_independently, validate_trust_chain
+from fedlib import diff, fetch_entity_configuration, resolve_metadata_independently, validate_trust_chain
 
 
 @pytest.mark.parametrize("command", [["serve"], ["resolve"], ["check"], ["keys", "rotate"], ["trust-mark", "revoke"]])
@@ -120,3 +119,20 @@ def test_serve_rejects_invalid_json(trustbed_bin, tmp_path):
         proc.communicate()
         pytest.fail("serve kept running with an unparseable wallet-provider.json")
     assert proc.returncode != 0 and "wallet-provider" in err, f"exit {proc.returncode}, stderr: {err[-800:]!r}"
+
+
+def test_sigterm_stops_cleanly_and_state_is_reused(make_server):
+    import signal
+
+    from fedlib import fetch_entity_configuration as ec
+
+    server = make_server("sigterm").start()
+    kid = ec(server.id("ta"))[1]["kid"]
+    server.proc.send_signal(signal.SIGTERM)
+    try:
+        code = server.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pytest.fail("serve did not exit within 10 s of SIGTERM")
+    assert code == 0, f"serve exited {code} on SIGTERM; log: {server.log_tail(800)}"
+    server.start()
+    assert ec(server.id("ta"))[1]["kid"] == kid, "keys changed across a clean restart"

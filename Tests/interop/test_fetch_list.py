@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from fedlib import (EC_TYPE, JWKSET_JWT_TYPE, PID_MARK, RP_MARK, assert_json_error, assert_ok, assert_public_jwks, assert_times,
-                    content_type, decode_jws, describe, fetch_entity_configuration, get, verify_jws)
+                    content_type, describe, fetch_entity_configuration, get, verify_jws)
 
 SUBORDINATES = {
     "ta": ["intermediate", "relying-party"],

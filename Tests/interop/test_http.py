@@ -197,3 +197,63 @@ def test_many_concurrent_requests(fed):
     import fedlib
     _, claims = fedlib.decode_jws(ec_jwt)
     verify_jws(ec_jwt, claims["jwks"], "EC served under load")
+
+
+@pytest.mark.parametrize("target", [
+    "/ta/../intermediate/.well-known/openid-federation",
+    "/%2e%2e/ta/.well-known/openid-federation",
+    "//ta//fetch",
+    "/ta/.well-known/openid-federation/../../../etc/passwd",
+    "/ta%00/list",
+    "/" + "a" * 12000,
+    "/ta/list?" + "entity_type=x&" * 3000,
+    "*",
+    "http://127.0.0.1/ta/list",
+])
+def test_odd_request_targets_are_answered_without_server_error(fed, target):
+    head = f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{fed.port}\r\nConnection: close\r\n\r\n".encode()
+    status, headers, body, note = raw_http(fed.port, head)
+    assert status is not None, f"no HTTP answer for target {target[:60]!r} ({note})"
+    assert status < 500, f"target {target[:60]!r} gave {status}: {body[:300]!r}"
+    assert requests.get(fed.base + "/health", timeout=5).status_code == 200
+
+
+def test_huge_header_is_refused_without_crash(fed):
+    head = (f"GET /ta/list HTTP/1.1\r\nHost: 127.0.0.1:{fed.port}\r\nX-Big: {'b' * 200_000}\r\nConnection: close\r\n\r\n").encode()
+    status, headers, body, note = raw_http(fed.port, head)
+    assert status is None or 400 <= status < 500, f"200 KB header: {status} {note}"
+    assert requests.get(fed.base + "/health", timeout=5).status_code == 200
+    assert fed.alive()
+
+
+def test_malformed_requests_do_not_crash(fed):
+    for raw in (b"GARBAGE\r\n\r\n", b"GET\r\n\r\n", b"GET /ta/list HTTP/9.9\r\n\r\n", b"\x00\xff\xfe\r\n\r\n",
+                b"POST /ta/trust-mark-status HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+                b"POST /ta/trust-mark-status HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
+                b"POST /ta/trust-mark-status HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n"):
+        status, _, body, note = raw_http(fed.port, raw, timeout=5)
+        allowed_5xx = {505} if b"HTTP/9.9" in raw else set()  # 505 HTTP Version Not Supported is the right answer there
+        assert status is None or status < 500 or status in allowed_5xx, f"{raw[:40]!r} gave {status}: {body[:200]!r}"
+    assert requests.get(fed.base + "/health", timeout=5).status_code == 200
+    assert fed.alive()
+
+
+def test_idle_and_slow_connections_do_not_block_others(fed):
+    """Half-sent requests (slowloris style) must not tie up the workers that serve everyone else."""
+    idle = []
+    try:
+        for i in range(40):
+            s = socket.create_connection(("127.0.0.1", fed.port), timeout=5)
+            if i % 2:
+                s.sendall(f"GET /ta/list HTTP/1.1\r\nHost: 127.0.0.1:{fed.port}\r\nX-Slow: ".encode())
+            else:
+                s.sendall(f"POST /ta/trust-mark-status HTTP/1.1\r\nHost: 127.0.0.1:{fed.port}\r\n"
+                          "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ntrust_mark=".encode())
+            idle.append(s)
+        for _ in range(10):
+            r = requests.get(fed.id("ta") + "/.well-known/openid-federation", timeout=5)
+            assert r.status_code == 200, describe(r)
+    finally:
+        for s in idle:
+            s.close()
+    assert requests.get(fed.base + "/health", timeout=5).status_code == 200

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from fedlib import (PID_MARK, RESOLVE_TYPE, RP_MARK, assert_json_error, assert_ok, assert_times, decode_jws, describe, diff,
+from fedlib import (PID_MARK, build_trust_chain, RESOLVE_TYPE, RP_MARK, assert_json_error, assert_ok, assert_times, decode_jws, describe, diff,
                     fetch_entity_configuration, get, resolve_metadata_independently, validate_trust_chain, verify_jws,
                     verify_trust_mark)
 
@@ -50,6 +50,19 @@ def test_resolved_metadata_matches_independent_policy_application(fed, subject):
     expected = resolve_metadata_independently(statements)
     problems = diff(expected, claims["metadata"])
     assert not problems, f"{subject}: resolved metadata differs from independent policy application:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("subject", ["pid-provider", "wallet-provider", "relying-party", "intermediate"])
+def test_resolve_agrees_with_an_independently_crawled_chain(fed, subject):
+    """Build the chain ourselves (EC + fetch endpoints), validate it, resolve its metadata, compare."""
+    own = build_trust_chain(fed.id(subject), fed.id("ta"))
+    statements = validate_trust_chain(own, fed.id(subject), fed.id("ta"))
+    claims = resolve(fed, subject)
+    server_route = [(c.get("iss"), c.get("sub")) for c in (decode_jws(s)[1] for s in claims["trust_chain"])]
+    own_route = [(c["iss"], c["sub"]) for c in statements]
+    assert server_route == own_route, f"server chain route {server_route} differs from the crawled shortest chain {own_route}"
+    problems = diff(resolve_metadata_independently(statements), claims["metadata"])
+    assert not problems, f"{subject}: server metadata differs from our own resolution:\n  " + "\n  ".join(problems)
 
 
 def test_pid_provider_concrete_resolved_values(fed):

@@ -5,7 +5,7 @@ import pytest
 import requests
 
 from fedlib import (PID_MARK, RP_MARK, TM_STATUS_TYPE, TRUST_MARK_TYPE, assert_json_error, assert_ok, assert_times,
-                    content_type, decode_jws, describe, fetch_entity_configuration, get, verify_jws, verify_trust_mark)
+                    content_type, describe, fetch_entity_configuration, get, verify_jws, verify_trust_mark)
 
 MARKS = [("ta", PID_MARK, "pid-provider"), ("intermediate", RP_MARK, "relying-party")]
 
