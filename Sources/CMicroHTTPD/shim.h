@@ -220,8 +220,8 @@ trustbed_mhd_request_header (struct MHD_Connection *connection, const char *name
 static inline struct MHD_Response *
 trustbed_mhd_response_copy (const void *data, size_t size)
 {
-#if MHD_VERSION >= 0x00097701
-  /* Newer releases deprecate the RESPMEM form in favour of these. */
+#if MHD_VERSION >= 0x01000000
+  /* 1.0 deprecates the RESPMEM form in favour of these (untested here: Debian 12 has 0.9.75). */
   if (0 == size)
     return MHD_create_response_empty (MHD_RF_NONE);
   return MHD_create_response_from_buffer_copy (size, data);

@@ -30,6 +30,9 @@ struct AccessLog: Sendable {
     /// The path with control characters escaped: it is percent-decoded, and a decoded `%0A`
     /// must not forge a second log line.
     static func printable(_ path: String) -> String {
+        // A client picks the path's length; a log line should not grow with it.
+        let limit = 256
+        let path = path.utf8.count > limit ? String(decoding: path.utf8.prefix(limit), as: UTF8.self) + "…" : path
         guard path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return path }
         var out = ""
         for scalar in path.unicodeScalars {

@@ -13,7 +13,7 @@ struct Serve: ParsableCommand {
     var baseURL: String?
 
     func run() throws {
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        LoggingSystem.bootstrap { StandardErrorLogHandler(label: $0) }
         var c = ServerConfiguration()
         c.entitiesDirectory = paths.entities
         c.keysDirectory = paths.keys

@@ -86,17 +86,26 @@ pids+=("$static_pid")
 wait_ready "$static_pid" "http://127.0.0.1:$ceiling_port/" 10 || {
     cat "$tmp/static_responder.log" >&2; die "static responder did not start on port $ceiling_port"; }
 
+# trustbed logs a line per request to stderr: that cost is part of what is measured, but
+# only the first 2,000 lines are kept (the rest would be hundreds of MB). The reader exits
+# when trustbed does.
 mkdir -p "$tmp/state/Keys"
 cp -R Entities "$tmp/state/Entities"
 "$bin" serve --entities "$tmp/state/Entities" --keys "$tmp/state/Keys" \
     --database "$tmp/state/trustbed.sqlite" --host 127.0.0.1 --port "$port" \
-    --base-url "$base" >"$tmp/trustbed.log" 2>&1 &
+    --base-url "$base" > >(head -n 2000 >"$tmp/trustbed.log"; cat >/dev/null) 2>&1 &
 trustbed_pid=$!
 pids+=("$trustbed_pid")
-wait_ready "$trustbed_pid" "$base/health" 60 || {
-    echo "--- trustbed log (last 40 lines)" >&2; tail -n 40 "$tmp/trustbed.log" >&2
-    kill -0 "$trustbed_pid" 2>/dev/null || die "trustbed exited before answering on $base/health"
-    die "trustbed did not answer 200 on $base/health within 60 s"; }
+if ! wait_ready "$trustbed_pid" "$base/health" 60; then
+    reason="exited before answering on $base/health"
+    kill -0 "$trustbed_pid" 2>/dev/null && reason="did not answer 200 on $base/health within 60 s"
+    # Stopping it ends the log reader, which then flushes what it kept.
+    kill -TERM "$trustbed_pid" 2>/dev/null || true
+    sleep 1
+    echo "--- trustbed log (last 40 lines)" >&2
+    tail -n 40 "$tmp/trustbed.log" >&2
+    die "trustbed $reason"
+fi
 echo "trustbed pid $trustbed_pid on $base, static responder pid $static_pid on port $ceiling_port"
 
 # --- targets ------------------------------------------------------------------------------
@@ -268,6 +277,20 @@ else
     else
         mem '  growth: n/a (needs a sample after t=20s: SOAK_SECONDS >= 25)\n'
     fi
+fi
+
+# --- clean stop ---------------------------------------------------------------------------
+kill -TERM "$trustbed_pid" 2>/dev/null || true
+for _ in $(seq 1 100); do
+    kill -0 "$trustbed_pid" 2>/dev/null || break
+    sleep 0.1
+done
+if kill -0 "$trustbed_pid" 2>/dev/null; then
+    echo "trustbed did not stop within 10 s of SIGTERM (killed on exit)"
+else
+    stop_status=0
+    wait "$trustbed_pid" 2>/dev/null || stop_status=$?
+    echo "trustbed stopped on SIGTERM with exit status $stop_status"
 fi
 
 # --- keep the figures ---------------------------------------------------------------------
