@@ -31,15 +31,9 @@ public struct EntityStatement: Sendable {
     ]
 
     public static func decode(_ compact: String) throws(FederationError) -> EntityStatement {
-        let jws: JWS
-        let claims: [String: JSONValue]
-        do {
-            jws = try JWS.parse(compact)
-            claims = try jws.payload()
-        } catch {
-            throw .invalidTrustChain("malformed entity statement: \(error)")
-        }
-        return try EntityStatement(jws: jws, claims: claims)
+        let parsed: (jws: JWS, claims: [String: JSONValue])
+        do { parsed = try JWS.parseClaims(compact) } catch { throw .invalidTrustChain("malformed entity statement: \(error)") }
+        return try EntityStatement(jws: parsed.jws, claims: parsed.claims)
     }
 
     init(jws: JWS, claims: [String: JSONValue]) throws(FederationError) {

@@ -34,14 +34,7 @@ extension FederationHost {
     }
 
     func evaluateTrustMark(_ jwt: String, issuer issuerID: String) throws(FederationError) -> TrustMarkStatus {
-        let jws: JWS
-        let claims: [String: JSONValue]
-        do {
-            jws = try JWS.parse(jwt)
-            claims = try jws.payload()
-        } catch {
-            return .invalid
-        }
+        guard let (jws, claims) = try? JWS.parseClaims(jwt) else { return .invalid }
         guard let iss = claims["iss"]?.stringValue else { return .invalid }
         guard iss == issuerID else { throw .notFound("this trust mark was issued by \(iss), not by \(issuerID)") }
         guard FederationType.matches(jws.type, FederationType.trustMark),

@@ -69,12 +69,7 @@ struct TrustMarkVerifier {
     private func decode(_ compact: String, type: String) throws(TrustMarkRejection) -> (jws: JWS, claims: [String: JSONValue]) {
         let jws: JWS
         let claims: [String: JSONValue]
-        do {
-            jws = try JWS.parse(compact)
-            claims = try jws.payload()
-        } catch {
-            throw .malformed("\(error)")
-        }
+        do { (jws, claims) = try JWS.parseClaims(compact) } catch { throw .malformed("\(error)") }
         guard FederationType.matches(jws.type, type) else { throw .malformed("typ is not \(type)") }
         return (jws, claims)
     }

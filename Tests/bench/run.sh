@@ -86,26 +86,26 @@ pids+=("$static_pid")
 wait_ready "$static_pid" "http://127.0.0.1:$ceiling_port/" 10 || {
     cat "$tmp/static_responder.log" >&2; die "static responder did not start on port $ceiling_port"; }
 
-# trustbed logs a line per request to stderr: that cost is part of what is measured, but
-# only the first 2,000 lines are kept (the rest would be hundreds of MB). The reader exits
-# when trustbed does.
+# trustbed logs a line per request to stderr: that cost is part of what is measured. It goes
+# to a plain file (a pipe to a reader would take CPU from the server on a small machine),
+# opened for appending so that trim_log can empty it between runs: a run of 60 s writes
+# hundreds of MB otherwise. The startup lines are kept aside first.
+trim_log() { : >"$tmp/trustbed.log"; }
 mkdir -p "$tmp/state/Keys"
 cp -R Entities "$tmp/state/Entities"
 "$bin" serve --entities "$tmp/state/Entities" --keys "$tmp/state/Keys" \
     --database "$tmp/state/trustbed.sqlite" --host 127.0.0.1 --port "$port" \
-    --base-url "$base" > >(head -n 2000 >"$tmp/trustbed.log"; cat >/dev/null) 2>&1 &
+    --base-url "$base" >>"$tmp/trustbed.log" 2>&1 &
 trustbed_pid=$!
 pids+=("$trustbed_pid")
 if ! wait_ready "$trustbed_pid" "$base/health" 60; then
     reason="exited before answering on $base/health"
     kill -0 "$trustbed_pid" 2>/dev/null && reason="did not answer 200 on $base/health within 60 s"
-    # Stopping it ends the log reader, which then flushes what it kept.
-    kill -TERM "$trustbed_pid" 2>/dev/null || true
-    sleep 1
     echo "--- trustbed log (last 40 lines)" >&2
     tail -n 40 "$tmp/trustbed.log" >&2
     die "trustbed $reason"
 fi
+cp "$tmp/trustbed.log" "$tmp/trustbed-start.log"
 echo "trustbed pid $trustbed_pid on $base, static responder pid $static_pid on port $ceiling_port"
 
 # --- targets ------------------------------------------------------------------------------
@@ -136,6 +136,7 @@ for t in "${targets[@]}"; do
     IFS='|' read -r name url goal <<<"$t"
     [ "${status[$name]}" = 200 ] || continue
     timeout 20 wrk -t2 -c32 -d2s "$url" >/dev/null 2>&1 || true
+    trim_log
 done
 
 # --- wrk output parsing -------------------------------------------------------------------
@@ -166,6 +167,7 @@ for t in "${targets[@]}"; do
     out="$tmp/wrk-${name//[^a-z]/_}.txt"
     echo "# $name: $url" >"$out"
     timeout $((bench_seconds + 30)) wrk -t2 -c32 -d"${bench_seconds}s" --latency "$url" >>"$out" 2>&1 || true
+    trim_log
     rps[$name]=$(wrk_rps "$out")
     p99[$name]=$(wrk_p99_ms "$out")
     errs[$name]=$(wrk_errors "$out")
@@ -251,6 +253,7 @@ else
         now=$(date +%s)
         if [ $((start + i * sample_every)) -gt "$now" ]; then sleep $((start + i * sample_every - now)); fi
         kb=$(rss_kb "$trustbed_pid")
+        trim_log
         if [ -z "$kb" ]; then
             mem '  trustbed exited during the soak (see its log)\n'
             misses=$((misses + 1))
@@ -302,7 +305,7 @@ if mkdir -p "$keep" 2>/dev/null; then
         cat "$table" "$memory"
     } >"$keep/summary.txt"
     cp "$tmp"/wrk-*.txt "$keep/" 2>/dev/null || true
-    cp "$tmp/trustbed.log" "$keep/" 2>/dev/null || true
+    { cat "$tmp/trustbed-start.log"; echo "[... request lines of the runs dropped ...]"; tail -n 200 "$tmp/trustbed.log"; } >"$keep/trustbed.log" 2>/dev/null || true
     echo
     echo "figures kept in $keep/"
 fi
