@@ -76,7 +76,7 @@ wait_ready() {
 }
 
 # --- start the ceiling and trustbed -------------------------------------------------------
-echo "machine: $(nproc) cores ($(uname -sr)); wrk and the server share them"
+echo "machine: $(nproc) cores ($(uname -sr)), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a); wrk and the server share the cores"
 echo "binary:  $bin"
 
 cc -O2 -o "$tmp/static_responder" Tests/bench/static_responder.c -lmicrohttpd
