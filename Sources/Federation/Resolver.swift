@@ -42,16 +42,17 @@ extension FederationHost {
     /// The signed resolve response (section 8.3) of a resolver hosted here.
     public func resolveResponse(resolver resolverID: String, subject: String, trustAnchors: [String], entityTypes: [String]) throws(FederationError) -> String {
         guard let resolver = entities[resolverID], isSuperior(resolverID) else { throw .notFound("no resolver \(resolverID) here") }
-        let accepted = try acceptedAnchors(for: resolverID)
-        var anchors: [String: TrustAnchorKeys] = [:]
-        for ta in trustAnchors {
-            if let keys = accepted[ta] { anchors[ta] = keys }
-        }
-        guard !anchors.isEmpty else { throw .invalidTrustAnchor("\(trustAnchors.joined(separator: ", ")) is not a trust anchor this resolver knows") }
-
         let now = now()
         let key = "resolve \(resolverID) \(subject) \(trustAnchors.sorted()) \(entityTypes.sorted())"
+        // Anchors are checked inside the cached build: a cached answer was built after they were
+        // accepted, and the host (so the set of accepted anchors) never changes under a cache.
         return try cache.value(for: key, now: now) { () throws(FederationError) -> (String, Int64) in
+            let accepted = try acceptedAnchors(for: resolverID)
+            var anchors: [String: TrustAnchorKeys] = [:]
+            for ta in trustAnchors {
+                if let keys = accepted[ta] { anchors[ta] = keys }
+            }
+            guard !anchors.isEmpty else { throw .invalidTrustAnchor("\(trustAnchors.joined(separator: ", ")) is not a trust anchor this resolver knows") }
             let chain = try resolveChain(subject: subject, anchors: anchors)
             var metadata = chain.resolvedMetadata
             if !entityTypes.isEmpty { metadata = metadata.filter { entityTypes.contains($0.key) } }

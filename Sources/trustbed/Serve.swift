@@ -28,7 +28,8 @@ struct Serve: ParsableCommand {
             throw ValidationError("cannot start: \(error)")
         }
         try server.start()
-        print("trustbed serving at \(c.effectiveBaseURL) (trust anchor list at \(c.effectiveBaseURL)/)")
+        // Written unbuffered: the start-up line must reach a journal or pipe at once, not at exit.
+        FileHandle.standardOutput.write(Data("trustbed serving at \(c.effectiveBaseURL) (entity index at \(c.effectiveBaseURL)/)\n".utf8))
         waitForTermination()
         server.stop()
     }
