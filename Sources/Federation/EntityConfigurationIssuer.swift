@@ -5,9 +5,13 @@ extension FederationHost {
     /// The signed Entity Configuration (section 3.1) of a hosted entity, re-signed only when the
     /// cached one nears expiry.
     public func entityConfiguration(of entityID: String) throws(FederationError) -> String {
-        guard let entity = entities[entityID] else { throw .notFound("no entity \(entityID) here") }
+        try signedEntityConfiguration(of: entityID).compact
+    }
+
+    func signedEntityConfiguration(of entityID: String) throws(FederationError) -> SignedJWT {
         let now = now()
-        return try cache.value(for: "ec " + entityID, now: now) { () throws(FederationError) -> (String, Int64) in
+        return try cache.value(for: .entityConfiguration(entityID), now: now, type: FederationType.entityStatement) { () throws(FederationError) -> (String, Int64) in
+            guard let entity = entities[entityID] else { throw .notFound("no entity \(entityID) here") }
             let claims = try entityConfigurationClaims(entity, now: now)
             let jwt = try keys.signingKey(for: entityID).sign(claims, type: FederationType.entityStatement)
             // Re-sign before an embedded trust mark expires, so the configuration never carries a stale one.

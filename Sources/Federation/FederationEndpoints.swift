@@ -6,9 +6,9 @@ extension FederationHost {
     /// endpoint the entity serves there; nil when it serves none, so the caller answers 404.
     public func handle(entityID: String, path: String, request: HTTPRequest) -> HTTPResponse? {
         if path == wellKnownFederationPath {
-            return respond(FederationType.entityStatement) { () throws(FederationError) in try entityConfiguration(of: entityID) }
+            return serve { () throws(FederationError) in try signedEntityConfiguration(of: entityID) }
         }
-        guard let endpoint = FederationEndpoint.allCases.first(where: { $0.path == path }),
+        guard path.hasPrefix("/"), let endpoint = FederationEndpoint(rawValue: String(path.dropFirst())),
               endpoints(of: entityID).contains(endpoint) else { return nil }
         switch endpoint {
         case .fetch: return handleFetch(entityID, request)
@@ -22,9 +22,9 @@ extension FederationHost {
     }
 
     func handleFetch(_ entityID: String, _ req: HTTPRequest) -> HTTPResponse {
-        respond(FederationType.entityStatement) { () throws(FederationError) in
+        serve { () throws(FederationError) in
             let sub = try QueryParameters(req).single("sub")
-            return try subordinateStatement(issuer: entityID, subject: sub)
+            return try signedSubordinateStatement(issuer: entityID, subject: sub)
         }
     }
 
@@ -45,19 +45,30 @@ extension FederationHost {
     }
 
     func handleResolve(_ entityID: String, _ req: HTTPRequest) -> HTTPResponse {
-        respond(FederationType.resolveResponse) { () throws(FederationError) in
+        serve { () throws(FederationError) in
             let q = QueryParameters(req)
             let sub = try q.single("sub")
             let anchors = q.all("trust_anchor")
             guard !anchors.isEmpty else { throw .invalidRequest("trust_anchor is required") }
-            return try resolveResponse(resolver: entityID, subject: sub, trustAnchors: anchors, entityTypes: q.all("entity_type"))
+            return try signedResolveResponse(resolver: entityID, subject: sub, trustAnchors: anchors, entityTypes: q.all("entity_type"))
         }
     }
 
-    /// Runs `produce` and serves its JWT with the media type of `typ`, or the error it threw.
+    /// Runs `produce` and serves its fresh (uncached) JWT with the media type of `typ`, or the
+    /// error it threw.
     func respond(_ typ: String, _ produce: () throws(FederationError) -> String) -> HTTPResponse {
         do {
             return .jwt(try produce(), contentType: FederationType.contentType(typ))
+        } catch {
+            if error.status >= 500 { logger.error("federation endpoint failed: \(error)") }
+            return error.response
+        }
+    }
+
+    /// Serves a cached signed JWT through its prepared response, or the error producing it threw.
+    func serve(_ produce: () throws(FederationError) -> SignedJWT) -> HTTPResponse {
+        do {
+            return try produce().response
         } catch {
             if error.status >= 500 { logger.error("federation endpoint failed: \(error)") }
             return error.response

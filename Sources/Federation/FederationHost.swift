@@ -17,6 +17,8 @@ public final class FederationHost: @unchecked Sendable {
     public let subordinatesBySuperior: [String: [String: SubordinateEntry]]
     /// Trust marks local issuers give each subject, by subject entity ID.
     let issuancesBySubject: [String: [(issuer: String, issuance: TrustMarkIssuance)]]
+    /// The federation endpoints each entity serves, worked out once: dispatch asks per request.
+    let endpointsByEntity: [String: [FederationEndpoint]]
     let cache = SignedStatementCache()
     let remoteCache: RemoteStatementCache
     let limits: ChainLimits
@@ -51,6 +53,15 @@ public final class FederationHost: @unchecked Sendable {
             }
         }
         issuancesBySubject = issuances
+        var served: [String: [FederationEndpoint]] = [:]
+        for e in list {
+            var out: [FederationEndpoint] = []
+            if e.isTrustAnchor || subs[e.entityID] != nil { out += [.fetch, .list, .resolve] }
+            if e.issuesTrustMarks { out += [.trustMark, .trustMarkStatus, .trustMarkList] }
+            out.append(.historicalKeys)
+            served[e.entityID] = out
+        }
+        endpointsByEntity = served
         self.fetcher = fetcher
         remoteCache = RemoteStatementCache(database: database, clock: clock)
     }
@@ -68,12 +79,7 @@ public final class FederationHost: @unchecked Sendable {
 
     /// The federation endpoints an entity serves, in the order its metadata lists them.
     public func endpoints(of entityID: String) -> [FederationEndpoint] {
-        guard let e = entities[entityID] else { return [] }
-        var out: [FederationEndpoint] = []
-        if isSuperior(entityID) { out += [.fetch, .list, .resolve] }
-        if e.issuesTrustMarks { out += [.trustMark, .trustMarkStatus, .trustMarkList] }
-        out.append(.historicalKeys)
-        return out
+        endpointsByEntity[entityID] ?? []
     }
 
     func now() -> Int64 { clock.now() }

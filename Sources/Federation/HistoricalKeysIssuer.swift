@@ -7,9 +7,13 @@ extension FederationHost {
     /// the key provider keeps. Cached like the other statements; a rotation or revocation
     /// replaces the host and with it this cache.
     public func historicalKeys(of entityID: String) throws(FederationError) -> String {
-        guard let entity = entities[entityID] else { throw .notFound("no entity \(entityID) here") }
+        try signedHistoricalKeys(of: entityID).compact
+    }
+
+    func signedHistoricalKeys(of entityID: String) throws(FederationError) -> SignedJWT {
         let now = now()
-        return try cache.value(for: "hk " + entityID, now: now) { () throws(FederationError) -> (String, Int64) in
+        return try cache.value(for: .historicalKeys(entityID), now: now, type: FederationType.jwkSet) { () throws(FederationError) -> (String, Int64) in
+            guard let entity = entities[entityID] else { throw .notFound("no entity \(entityID) here") }
             let retired = try keys.historicalKeys(for: entityID)
             let claims: [String: JSONValue] = [
                 "iss": .string(entityID),

@@ -41,12 +41,16 @@ extension FederationHost {
 
     /// The signed resolve response (section 8.3) of a resolver hosted here.
     public func resolveResponse(resolver resolverID: String, subject: String, trustAnchors: [String], entityTypes: [String]) throws(FederationError) -> String {
-        guard let resolver = entities[resolverID], isSuperior(resolverID) else { throw .notFound("no resolver \(resolverID) here") }
+        try signedResolveResponse(resolver: resolverID, subject: subject, trustAnchors: trustAnchors, entityTypes: entityTypes).compact
+    }
+
+    func signedResolveResponse(resolver resolverID: String, subject: String, trustAnchors: [String], entityTypes: [String]) throws(FederationError) -> SignedJWT {
         let now = now()
-        let key = "resolve \(resolverID) \(subject) \(trustAnchors.sorted()) \(entityTypes.sorted())"
-        // Anchors are checked inside the cached build: a cached answer was built after they were
-        // accepted, and the host (so the set of accepted anchors) never changes under a cache.
-        return try cache.value(for: key, now: now) { () throws(FederationError) -> (String, Int64) in
+        let key = StatementKey.resolve(resolver: resolverID, subject: subject, trustAnchors: trustAnchors.sorted(), entityTypes: entityTypes.sorted())
+        // Everything is checked inside the cached build: a cached answer was built after the
+        // checks passed, and the host (so the set of accepted anchors) never changes under a cache.
+        return try cache.value(for: key, now: now, type: FederationType.resolveResponse) { () throws(FederationError) -> (String, Int64) in
+            guard let resolver = entities[resolverID], isSuperior(resolverID) else { throw .notFound("no resolver \(resolverID) here") }
             let accepted = try acceptedAnchors(for: resolverID)
             var anchors: [String: TrustAnchorKeys] = [:]
             for ta in trustAnchors {

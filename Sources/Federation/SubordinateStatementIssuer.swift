@@ -5,11 +5,17 @@ extension FederationHost {
     /// The Subordinate Statement a superior issues about one of its subordinates (the `fetch`
     /// endpoint, section 8.1).
     public func subordinateStatement(issuer issuerID: String, subject: String) throws(FederationError) -> String {
-        guard let issuer = entities[issuerID], isSuperior(issuerID) else { throw .notFound("no superior \(issuerID) here") }
-        if subject == issuerID { throw .invalidRequest("sub must not be the issuer itself; its entity configuration is at \(wellKnownFederationPath)") }
-        guard let entry = subordinates(of: issuerID)[subject] else { throw .notFound("\(subject) is not a subordinate of \(issuerID)") }
+        try signedSubordinateStatement(issuer: issuerID, subject: subject).compact
+    }
+
+    /// The checks run inside the cached build: an entry exists only for a request that passed
+    /// them, and the host they depend on never changes under its cache.
+    func signedSubordinateStatement(issuer issuerID: String, subject: String) throws(FederationError) -> SignedJWT {
         let now = now()
-        return try cache.value(for: "ss \(issuerID) \(subject)", now: now) { () throws(FederationError) -> (String, Int64) in
+        return try cache.value(for: .subordinateStatement(issuer: issuerID, subject: subject), now: now, type: FederationType.entityStatement) { () throws(FederationError) -> (String, Int64) in
+            guard let issuer = entities[issuerID], isSuperior(issuerID) else { throw .notFound("no superior \(issuerID) here") }
+            if subject == issuerID { throw .invalidRequest("sub must not be the issuer itself; its entity configuration is at \(wellKnownFederationPath)") }
+            guard let entry = subordinates(of: issuerID)[subject] else { throw .notFound("\(subject) is not a subordinate of \(issuerID)") }
             let claims = try subordinateStatementClaims(issuer: issuer, entry: entry, now: now)
             let jwt = try keys.signingKey(for: issuerID).sign(claims, type: FederationType.entityStatement)
             return (jwt, SignedStatementCache.refreshTime(iat: now, exp: now + issuer.lifetime))

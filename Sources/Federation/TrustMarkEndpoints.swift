@@ -6,9 +6,9 @@ import JSON
 extension FederationHost {
     /// GET with exactly one `trust_mark_type` and one `sub`.
     public func handleTrustMark(_ entityID: String, _ req: HTTPRequest) -> HTTPResponse {
-        respond(FederationType.trustMark) { () throws(FederationError) in
+        serve { () throws(FederationError) in
             let q = QueryParameters(req)
-            return try trustMark(issuer: entityID, type: q.single("trust_mark_type"), subject: q.single("sub"))
+            return try signedTrustMark(issuer: entityID, type: q.single("trust_mark_type"), subject: q.single("sub"))
         }
     }
 
@@ -43,6 +43,6 @@ extension FederationHost {
     }
 
     public func handleHistoricalKeys(_ entityID: String, _ req: HTTPRequest) -> HTTPResponse {
-        respond(FederationType.jwkSet) { () throws(FederationError) in try historicalKeys(of: entityID) }
+        serve { () throws(FederationError) in try signedHistoricalKeys(of: entityID) }
     }
 }

@@ -24,6 +24,10 @@ extension FederationHost {
     /// mark endpoint (section 8.6) serves. Signed once per lifetime and cached; the revocation
     /// check runs before the cache so a revoked mark stops being handed out at once.
     public func trustMark(issuer issuerID: String, type: String, subject: String) throws(FederationError) -> String {
+        try signedTrustMark(issuer: issuerID, type: type, subject: subject).compact
+    }
+
+    func signedTrustMark(issuer issuerID: String, type: String, subject: String) throws(FederationError) -> SignedJWT {
         guard let issuer = entities[issuerID],
               let issuance = issuer.trustMarksIssued.first(where: { $0.trustMarkType == type && $0.subjects.contains(subject) })
         else { throw .notFound("\(issuerID) issues no trust mark of type \(type) to \(subject)") }
@@ -31,7 +35,7 @@ extension FederationHost {
             throw .notFound("the \(type) trust mark of \(subject) has been revoked")
         }
         let now = now()
-        return try cache.value(for: "tm \(issuerID) \(type) \(subject)", now: now) { () throws(FederationError) -> (String, Int64) in
+        return try cache.value(for: .trustMark(issuer: issuerID, type: type, subject: subject), now: now, type: FederationType.trustMark) { () throws(FederationError) -> (String, Int64) in
             let exp = now + (issuance.lifetime ?? issuer.lifetime)
             var claims: [String: JSONValue] = [
                 "iss": .string(issuerID),

@@ -15,7 +15,9 @@ enum ASCII {
     }
 
     static func hasUppercase(_ string: String) -> Bool {
-        string.utf8.contains { $0 >= 0x41 && $0 <= 0x5A }
+        // Native and literal strings are contiguous: a plain loop over bytes, no iterator.
+        string.utf8.withContiguousStorageIfAvailable(hasUppercase)
+            ?? string.utf8.contains { $0 >= 0x41 && $0 <= 0x5A }
     }
 
     static func hasUppercase(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -16,12 +16,12 @@ enum BuiltinResponses {
             (name: "Access-Control-Allow-Methods", value: allowedMethods),
             (name: "Access-Control-Allow-Headers", value: "Content-Type, Authorization, DPoP"),
             (name: "Access-Control-Max-Age", value: "86400"),
-        ])
+        ]).prepared()
 
     /// 413 for a body over `limit`; the connection is closed afterwards because the rest of the
     /// body was not (or not usefully) read.
     static func payloadTooLarge(limit: Int) -> HTTPResponse {
         HTTPResponse.error(status: 413, code: "invalid_request", description: "request body exceeds \(limit) bytes")
-            .adding(header: "Connection", "close")
+            .adding(header: "Connection", "close").prepared()
     }
 }

@@ -8,7 +8,8 @@ public struct HTTPRequest: Sendable {
     /// Decoded query parameters (`+` as space), in order, repeated names kept.
     public var query: [(name: String, value: String)]
     /// Header fields by lower-cased name; repeated fields are joined with ", " (RFC 9110 §5.3).
-    public var headers: [String: String]
+    /// Read-only so that the names stay lower-cased and `header(_:)` needs one lookup.
+    public private(set) var headers: [String: String]
     public var body: [UInt8]
     public var remoteAddress: String
 
@@ -43,10 +44,7 @@ public struct HTTPRequest: Sendable {
     /// Header value by case-insensitive name.
     public func header(_ name: String) -> String? {
         if let value = headers[name] { return value }
-        let lowered = ASCII.lowercased(name)
-        if lowered != name, let value = headers[lowered] { return value }
-        // Headers assigned after init may not be lower-cased; stay correct for them too.
-        return headers.first { ASCII.equalsIgnoringCase($0.key, name) }?.value
+        return ASCII.hasUppercase(name) ? headers[ASCII.lowercased(name)] : nil
     }
 
     /// All values of a query parameter, in order.

@@ -3,9 +3,12 @@ import JSON
 /// What a handler answers. Headers are an ordered list because a name may repeat and order is
 /// what the client sees.
 public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+    // A change after `prepared()` drops the prepared form, which no longer matches.
+    public var status: Int { didSet { wire = nil } }
+    public var headers: [(name: String, value: String)] { didSet { wire = nil } }
+    public var body: [UInt8] { didSet { wire = nil } }
+    /// Set by `prepared()`: the server queues this instead of building a response.
+    private(set) var wire: PreparedResponse?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -32,6 +35,14 @@ public struct HTTPResponse: Sendable {
     /// format OAuth 2.0, OpenID4VCI and OpenID Federation share.
     public static func error(status: Int, code: String, description: String) -> HTTPResponse {
         .json(["error": .string(code), "error_description": .string(description)], status: status)
+    }
+
+    /// This response with its wire form built once, for a value kept and served many times.
+    /// Serving it then costs no copy and no allocation.
+    public func prepared() -> HTTPResponse {
+        var copy = self
+        copy.wire = PreparedResponse(self)
+        return copy
     }
 
     public func adding(header name: String, _ value: String) -> HTTPResponse {

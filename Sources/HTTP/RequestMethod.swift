@@ -27,7 +27,4 @@ enum RequestMethod {
         case .other: return String(cString: method)
         }
     }
-
-    /// GET and HEAD are the public, cacheable reads that browsers call cross-origin.
-    var isRead: Bool { self == .get || self == .head }
 }

@@ -145,7 +145,7 @@ extension HTTPServer {
             lowercasedHeaders: ConnectionInfo.headers(connection), body: body,
             remoteAddress: ConnectionInfo.remoteAddress(connection))
         let response = handler(request)
-        let queued = ResponseWriter.queue(response, on: connection, method: kind)
+        let queued = ResponseWriter.queue(response, on: connection)
         if accessLog.isEnabled {
             accessLog.record(
                 method: request.method, path: request.path, status: response.status, bytes: response.body.count,
@@ -158,7 +158,7 @@ extension HTTPServer {
         _ response: HTTPResponse, connection: OpaquePointer, kind: RequestMethod, method: UnsafePointer<CChar>,
         url: UnsafePointer<CChar>, start: UInt64
     ) -> Bool {
-        let queued = ResponseWriter.queue(response, on: connection, method: kind)
+        let queued = ResponseWriter.queue(response, on: connection)
         if accessLog.isEnabled {
             accessLog.record(
                 method: kind.name(method), path: String(cString: url), status: response.status,

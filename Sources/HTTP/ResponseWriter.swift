@@ -3,10 +3,23 @@ import CMicroHTTPD
 /// Turns an `HTTPResponse` into an MHD response, completes its headers and queues it.
 enum ResponseWriter {
     /// Queues `response`; false when MHD refused it (the connection is then closed).
-    static func queue(_ response: HTTPResponse, on connection: OpaquePointer, method: RequestMethod) -> Bool {
-        let status = (100...599).contains(response.status) ? response.status : 500
+    static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> Bool {
+        if let prepared = response.wire {
+            // MHD takes its own reference; the prepared response keeps ours.
+            return MHD_queue_response(connection, prepared.status, prepared.handle) == .YES
+        }
+        guard let mhd = make(response) else { return false }
+        return trustbed_mhd_queue_and_release(connection, status(response), mhd) != 0
+    }
+
+    static func status(_ response: HTTPResponse) -> UInt32 {
+        UInt32((100...599).contains(response.status) ? response.status : 500)
+    }
+
+    /// A new MHD response (reference count 1) with the body copied and the headers completed.
+    static func make(_ response: HTTPResponse) -> OpaquePointer? {
         guard let mhd = response.body.withUnsafeBytes({ trustbed_mhd_response_copy($0.baseAddress, $0.count) }) else {
-            return false
+            return nil
         }
         var hasContentType = false
         var hasAllowOrigin = false
@@ -21,13 +34,16 @@ enum ResponseWriter {
             _ = name.withCString { n in value.withCString { v in MHD_add_response_header(mhd, n, v) } }
         }
         // Clients sniff bodies without a type; 204/304 have no body to describe.
+        let status = status(response)
         if !hasContentType && status != 204 && status != 304 {
             _ = MHD_add_response_header(mhd, "Content-Type", "application/octet-stream")
         }
-        if method.isRead && !hasAllowOrigin {
+        // Every endpoint is public and no cookie is ever read, so any origin may read any answer,
+        // errors and POST results included (a browser wallet must see why its request failed).
+        if !hasAllowOrigin {
             _ = MHD_add_response_header(mhd, "Access-Control-Allow-Origin", "*")
         }
-        return trustbed_mhd_queue_and_release(connection, UInt32(status), mhd) != 0
+        return mhd
     }
 
     private enum HeaderRole { case framing, contentType, allowOrigin, other }

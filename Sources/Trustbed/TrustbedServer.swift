@@ -65,7 +65,7 @@ public final class TrustbedServer: @unchecked Sendable {
         if request.path == "/health" { return .json(["status": "ok"]) }
         if request.path == "/" { return s.index }
         guard let (entityID, rest) = s.router.match(request),
-              let response = s.host.handle(entityID: entityID, path: rest, request: request) else {
+              let response = s.host.handle(entityID: entityID, path: String(rest), request: request) else {
             return .error(status: 404, code: "not_found", description: "nothing is served at \(request.path)")
         }
         return response

@@ -11,9 +11,19 @@ struct Serve: ParsableCommand {
     @Option(help: "Port to listen on.") var port: UInt16 = 8080
     @Option(help: "Base URL of entity IDs (default http://<host>:<port>); set it to the public URL behind a proxy.")
     var baseURL: String?
+    @Option(help: "Least severe log level written to standard error: trace, debug, info (with the access log), notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
 
     func run() throws {
-        LoggingSystem.bootstrap { StandardErrorLogHandler(label: $0) }
+        let sink = LogSink()
+        // Lines are batched; whatever is pending must reach the journal however run() ends.
+        defer { sink.flush() }
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StandardErrorLogHandler(label: label, sink: sink)
+            handler.logLevel = level
+            return handler
+        }
         var c = ServerConfiguration()
         c.entitiesDirectory = paths.entities
         c.keysDirectory = paths.keys
@@ -49,6 +59,8 @@ struct Serve: ParsableCommand {
         sources.forEach { $0.cancel() }
     }
 }
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Where state lives; shared by every command that touches it.
 struct StatePaths: ParsableArguments {

@@ -10,9 +10,29 @@ final class HTTPServerProtocolTests: XCTestCase {
         let response = try roundTrip(server.boundPort, "PUT /x HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}")
         XCTAssertEqual(response.status, 405)
         XCTAssertEqual(response.header("Allow"), "GET, HEAD, POST, OPTIONS")
+        XCTAssertEqual(response.header("Access-Control-Allow-Origin"), "*", "a browser must be able to read the error")
         XCTAssertEqual(response.header("Content-Type"), "application/json")
         XCTAssertEqual(response.json?["error"], "invalid_request")
         XCTAssertNotNil(response.json?["error_description"]?.stringValue)
+    }
+
+    func testPreparedResponseServedAgainAndAgain() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        for _ in 0..<3 {
+            let response = try roundTrip(server.boundPort, "GET /prepared HTTP/1.1\r\nHost: t\r\n\r\n")
+            XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(String(decoding: response.body, as: UTF8.self), "hello")
+            XCTAssertEqual(response.header("Content-Type"), "application/example")
+            XCTAssertEqual(response.header("X-Kept"), "1")
+            XCTAssertEqual(response.header("Access-Control-Allow-Origin"), "*")
+        }
+        let head = try roundTrip(server.boundPort, "HEAD /prepared HTTP/1.1\r\nHost: t\r\n\r\n", head: true)
+        XCTAssertEqual(head.status, 200)
+        XCTAssertTrue(head.body.isEmpty)
+        // A copy changed after preparation must not serve the stale prepared bytes.
+        let changed = try roundTrip(server.boundPort, "GET /prepared-changed HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(String(decoding: changed.body, as: UTF8.self), "changed")
     }
 
     func testDeleteIs405() throws {

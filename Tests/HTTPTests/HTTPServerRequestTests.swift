@@ -61,7 +61,7 @@ final class HTTPServerRequestTests: XCTestCase {
         XCTAssertEqual(
             response.json,
             [["grant_type", "authorization_code"], ["code", "a+b c"], ["scope", "x"], ["scope", "y"]])
-        XCTAssertNil(response.header("Access-Control-Allow-Origin"), "CORS is added to GET/HEAD only")
+        XCTAssertEqual(response.header("Access-Control-Allow-Origin"), "*", "a browser wallet must be able to read POST results")
     }
 
     func testPostJSON() throws {

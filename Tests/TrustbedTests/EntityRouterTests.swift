@@ -24,5 +24,9 @@ final class EntityRouterTests: XCTestCase {
         XCTAssertEqual(r?.entityID, "https://anchor.test")
         XCTAssertNil(router.match(HTTPRequest(method: "GET", path: "/.well-known/openid-federation", headers: ["host": "anchor.test"])),
                      "plain http must not match an https entity ID")
+        let chained = router.match(HTTPRequest(method: "GET", path: "/fetch",
+                                               headers: ["x-forwarded-host": " Anchor.TEST , inner.proxy", "x-forwarded-proto": "HTTPS, http"]))
+        XCTAssertEqual(chained?.entityID, "https://anchor.test", "first forwarded value wins; scheme and host compare case-insensitively")
+        XCTAssertEqual(chained?.rest, "/fetch")
     }
 }

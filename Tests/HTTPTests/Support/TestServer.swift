@@ -42,9 +42,18 @@ func startServer(
     return server
 }
 
+/// Built once and served many times, as cached statements are.
+let preparedHello = HTTPResponse.text("hello", contentType: "application/example").adding(header: "X-Kept", "1").prepared()
+
 /// Describes the request back as JSON; a few paths answer specially.
 let echoHandler: HTTPHandler = { request in
     switch request.path {
+    case "/prepared":
+        return preparedHello
+    case "/prepared-changed":
+        var changed = preparedHello
+        changed.body = Array("changed".utf8)
+        return changed
     case "/no-type":
         return HTTPResponse(status: 200, body: Array("raw".utf8))
     case "/own-origin":
