@@ -47,6 +47,6 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "JSON"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "FederationTests", dependencies: ["Federation", "HTTP", "JOSE", "Crypto", "JSON", "Store"]),
-        .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "JOSE", "JSON", "HTTP"]),
+        .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "JOSE", "JSON", "HTTP", "Store"]),
     ]
 )

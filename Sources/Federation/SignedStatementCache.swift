@@ -1,4 +1,3 @@
-import Foundation
 import HTTP
 
 /// What a cached signed JWT answers; a value, so looking one up allocates nothing.
@@ -27,7 +26,7 @@ struct SignedJWT: Sendable {
 /// whole host (see `FederationHost`), so entries never need to be evicted one by one.
 final class SignedStatementCache: @unchecked Sendable {
     private struct Entry { let value: SignedJWT; let refreshAt: Int64 }
-    private let lock = NSLock()
+    private let lock = ReadWriteLock()
     private var entries: [StatementKey: Entry] = [:]
     /// Bound on entries so query strings chosen by clients cannot grow memory without limit.
     private let capacity: Int
@@ -40,10 +39,10 @@ final class SignedStatementCache: @unchecked Sendable {
     func value(
         for key: StatementKey, now: Int64, type: String, build: () throws(FederationError) -> (String, Int64)
     ) throws(FederationError) -> SignedJWT {
-        if let hit = lock.withLock({ entries[key] }), hit.refreshAt > now { return hit.value }
+        if let hit = lock.reading({ entries[key] }), hit.refreshAt > now { return hit.value }
         let (compact, refreshAt) = try build()
         let value = SignedJWT(compact, type: type)
-        lock.withLock {
+        lock.writing {
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             entries[key] = Entry(value: value, refreshAt: refreshAt)
         }

@@ -18,7 +18,9 @@ struct AccessLog: Sendable {
         let line = Self.line(
             method: method, path: path, status: status, bytes: bytes,
             elapsedNanos: MonotonicClock.nanoseconds() &- startNanos)
-        logger.info("\(line)")
+        // A literal message and an explicit source: interpolation would copy the line again, and
+        // without a source swift-log works the module name out of #fileID on every call.
+        logger.info(Logger.Message(stringLiteral: line), source: "HTTP")
     }
 
     /// Longest path logged; a client picks the path's length, a log line should not grow with it.

@@ -8,6 +8,8 @@ public struct ServerConfiguration: Sendable {
     public var baseURL: String?
     /// How often the server looks for changes made by other processes (CLI) or to entity files.
     public var reloadInterval: Double = 1
+    /// How often expired remote statements are deleted from the database cache.
+    public var purgeInterval: Double = 600
 
     public init() {}
 

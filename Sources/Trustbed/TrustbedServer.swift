@@ -9,11 +9,20 @@ import Store
 /// swaps in a fresh `FederationHost` whenever entity files, keys or revocations change (the CLI
 /// signals those through the database), so changes apply without a restart.
 public final class TrustbedServer: @unchecked Sendable {
-    private struct State {
+    /// What a request reads, swapped whole on reload. A class, so taking a snapshot per request
+    /// is one retain rather than one per field.
+    private final class State: Sendable {
         let host: FederationHost
         let router: EntityRouter
         let index: HTTPResponse
         let fingerprint: String
+
+        init(host: FederationHost, router: EntityRouter, index: HTTPResponse, fingerprint: String) {
+            self.host = host
+            self.router = router
+            self.index = index
+            self.fingerprint = fingerprint
+        }
     }
 
     public let configuration: ServerConfiguration
@@ -21,7 +30,7 @@ public final class TrustbedServer: @unchecked Sendable {
     private let clock: Clock
     private let database: Database
     private let fetcher: StatementFetcher
-    private let lock = NSLock()
+    private let lock = ReadWriteLock()
     private var state: State
     private var http: HTTPServer?
     private var monitor: Thread?
@@ -38,14 +47,18 @@ public final class TrustbedServer: @unchecked Sendable {
         state = try Self.load(configuration, database: database, clock: clock, fetcher: fetcher, logger: logger)
     }
 
-    public var host: FederationHost { lock.withLock { state.host } }
+    private static let healthy = HTTPResponse.json(["status": "ok"]).prepared()
+
+    public var host: FederationHost { lock.reading { state.host } }
     public var boundPort: UInt16 { http?.boundPort ?? configuration.port }
 
     public func start() throws {
         var httpConfig = HTTPServerConfiguration()
         httpConfig.host = configuration.host
         httpConfig.port = configuration.port
-        let server = HTTPServer(configuration: httpConfig, logger: logger) { [unowned self] request in self.handle(request) }
+                // unowned(unsafe): stop() ends the HTTP server before this object can go, and a checked
+        // unowned reference costs an atomic operation per request.
+        let server = HTTPServer(configuration: httpConfig, logger: logger) { [unowned(unsafe) self] request in self.handle(request) }
         try server.start()
         http = server
         let t = Thread { [unowned self] in self.watch() }
@@ -61,8 +74,8 @@ public final class TrustbedServer: @unchecked Sendable {
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let s = lock.withLock { state }
-        if request.path == "/health" { return .json(["status": "ok"]) }
+        let s = lock.reading { state }
+        if request.path == "/health" { return Self.healthy }
         if request.path == "/" { return s.index }
         guard let (entityID, rest) = s.router.match(request),
               let response = s.host.handle(entityID: entityID, path: String(rest), request: request) else {
@@ -73,6 +86,7 @@ public final class TrustbedServer: @unchecked Sendable {
 
     /// Polls for changes; cheap (a small query and a few stat calls) and off the request path.
     private func watch() {
+        var nextPurge = Date()
         while true {
             let done = stopping.withLock { () -> Bool in
                 if !stopped { _ = stopping.wait(until: Date(timeIntervalSinceNow: configuration.reloadInterval)) }
@@ -80,6 +94,21 @@ public final class TrustbedServer: @unchecked Sendable {
             }
             if done { return }
             reloadIfChanged()
+            if Date() >= nextPurge {
+                purgeExpiredStatements()
+                nextPurge = Date(timeIntervalSinceNow: configuration.purgeInterval)
+            }
+        }
+    }
+
+    /// Drops remote statements past their `exp` from the database cache, which would otherwise
+    /// grow with every entity ever resolved; a lookup never returns them anyway.
+    public func purgeExpiredStatements() {
+        do {
+            let removed = try StatementCacheRepository(database: database).purge(now: clock.now())
+            if removed > 0 { logger.debug("purged \(removed) expired cached statements") }
+        } catch {
+            logger.warning("purging the statement cache failed: \(error)")
         }
     }
 
@@ -87,15 +116,15 @@ public final class TrustbedServer: @unchecked Sendable {
     /// running federation keeps serving; only start-up refuses bad files.
     public func reloadIfChanged() {
         let current = Self.fingerprint(configuration, database: database)
-        guard current != lock.withLock({ state.fingerprint }) else { return }
+        guard current != lock.reading({ state.fingerprint }) else { return }
         do {
             let next = try Self.load(configuration, database: database, clock: clock, fetcher: fetcher, logger: logger)
-            lock.withLock { state = next }
+            lock.writing { state = next }
             logger.info("reloaded entities, keys and trust mark state")
         } catch {
             logger.error("reload failed, still serving the previous configuration: \(error)")
             // Remember the fingerprint so a broken file is reported once, not every second.
-            lock.withLock { state = State(host: state.host, router: state.router, index: state.index, fingerprint: current) }
+            lock.writing { state = State(host: state.host, router: state.router, index: state.index, fingerprint: current) }
         }
     }
 
@@ -117,7 +146,7 @@ public final class TrustbedServer: @unchecked Sendable {
                 ]
             }),
         ]
-        return State(host: host, router: router, index: .json(index), fingerprint: fingerprint)
+        return State(host: host, router: router, index: HTTPResponse.json(index).prepared(), fingerprint: fingerprint)
     }
 
     /// What a reload depends on: the change counter the CLI bumps, and the entity files' and key

@@ -52,8 +52,10 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 60, check: boo
 class TrustbedServer:
     """One `trustbed serve` process with its own state directory."""
 
-    def __init__(self, workdir: Path, *, entities: Path | dict | None = None, port: int | None = None, label: str = "server"):
+    def __init__(self, workdir: Path, *, entities: Path | dict | None = None, port: int | None = None, label: str = "server",
+                 extra_args: list[str] | None = None):
         self.dir = Path(workdir)
+        self.extra_args = list(extra_args or [])
         self.dir.mkdir(parents=True, exist_ok=True)
         self.entities = self.dir / "Entities"
         self.keys = self.dir / "Keys"
@@ -90,7 +92,8 @@ class TrustbedServer:
         return ["--entities", str(self.entities), "--keys", str(self.keys), "--database", str(self.database)]
 
     def serve_command(self) -> list[str]:
-        return [str(trustbed_binary()), "serve", *self.state_args, "--host", "127.0.0.1", "--port", str(self.port), "--base-url", self.base]
+        return [str(trustbed_binary()), "serve", *self.state_args, "--host", "127.0.0.1", "--port", str(self.port), "--base-url", self.base,
+                *self.extra_args]
 
     # -- lifecycle
 

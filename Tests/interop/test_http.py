@@ -5,6 +5,7 @@ import json
 import random
 import socket
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -103,6 +104,44 @@ def test_cors_preflight(fed):
 def test_cors_on_errors(fed):
     r = get(fed.id("ta") + "/fetch")
     assert r.headers.get("Access-Control-Allow-Origin") == "*", f"CORS header missing on an error response: {dict(r.headers)}"
+
+
+def test_cors_on_post_results_and_405(fed):
+    """A browser wallet must be able to read every answer, not only GET results."""
+    r = requests.post(fed.id("ta") + "/trust-mark-status", data={"trust_mark": "not.a.jwt"}, timeout=10)
+    assert r.headers.get("Access-Control-Allow-Origin") == "*", f"CORS header missing on a POST answer: {describe(r)} {dict(r.headers)}"
+    r = requests.put(fed.id("ta") + "/list", data="x", timeout=10)
+    assert r.status_code == 405, describe(r)
+    assert r.headers.get("Access-Control-Allow-Origin") == "*", f"CORS header missing on 405: {dict(r.headers)}"
+
+
+def _wait_for_log(server, needle: str, timeout: float = 3.0) -> str:
+    """The log is written in batches (every 100 ms), so poll for a line rather than read once."""
+    deadline = time.monotonic() + timeout
+    text = ""
+    while time.monotonic() < deadline:
+        text = server.log_path.read_text(errors="replace")
+        if needle in text:
+            break
+        time.sleep(0.05)
+    return text
+
+
+def test_access_log_line_without_query_and_log_level_turns_it_off(make_server):
+    server = make_server("access-log").start()
+    r = get(server.id("ta") + "/fetch?sub=" + server.id("intermediate") + "&secret=TOPSECRET")
+    assert r.status_code == 200, describe(r)
+    line = "GET /ta/fetch 200 " + str(len(r.content)) + " "
+    text = _wait_for_log(server, line)
+    assert line in text, f"no access line {line!r} in the log:\n{text[-1500:]}"
+    assert "TOPSECRET" not in text and "sub=" not in text, "the query string must not be logged"
+
+    quiet = make_server("quiet-log", extra_args=["--log-level", "notice"]).start()
+    assert get(quiet.id("ta") + "/.well-known/openid-federation").status_code == 200
+    time.sleep(0.5)  # five flush intervals
+    assert "GET /ta/" not in quiet.log_path.read_text(errors="replace"), "--log-level notice must turn the access log off"
+    quiet.stop()
+    assert "GET /ta/" not in quiet.log_path.read_text(errors="replace"), "nothing may be flushed at exit either"
 
 
 def _post_head(fed, path: str, length: int | None, chunked: bool = False) -> bytes:

@@ -1,0 +1,33 @@
+import Foundation
+import Logging
+import XCTest
+import Federation
+import Store
+@testable import Trustbed
+
+final class TrustbedServerTests: XCTestCase {
+    /// A server over a copy of the demo entities in a fresh state directory, not started.
+    private func server(clock: Clock) throws -> (TrustbedServer, String) {
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("trustbed-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: state + "/Keys", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: repo.appendingPathComponent("Entities").path, toPath: state + "/Entities")
+        var c = ServerConfiguration()
+        c.entitiesDirectory = state + "/Entities"
+        c.keysDirectory = state + "/Keys"
+        c.databasePath = state + "/trustbed.sqlite"
+        c.port = 0
+        return (try TrustbedServer(configuration: c, logger: Logger(label: "test"), clock: clock), c.databasePath)
+    }
+
+    func testPurgeDropsOnlyExpiredRemoteStatements() throws {
+        let clock = ManualClock(1_000_000)
+        let (server, path) = try server(clock: clock)
+        let cache = StatementCacheRepository(database: try Database(path: path))
+        try cache.put(url: "https://old.example/.well-known/openid-federation", body: "a.b.c", expiresAt: 999_999, fetchedAt: 900_000)
+        try cache.put(url: "https://new.example/.well-known/openid-federation", body: "d.e.f", expiresAt: 1_000_500, fetchedAt: 900_000)
+        server.purgeExpiredStatements()
+        // Read past expiry too: only a purge, not the lookup's own expiry check, removes a row.
+        XCTAssertEqual(try cache.purge(now: 2_000_000), 1, "the fresh row must survive the purge and the expired one must be gone")
+    }
+}
