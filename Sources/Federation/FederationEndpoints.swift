@@ -38,7 +38,8 @@ extension FederationHost {
                 trustMarked: try q.bool("trust_marked") ?? false,
                 trustMarkType: try q.optional("trust_mark_type"),
                 intermediate: try q.bool("intermediate") ?? false)
-            return .json(JSONValue(try listSubordinates(of: entityID, filter: filter)))
+            // Depends only on the host, which is replaced (and the server's memo cleared) on change.
+            return HTTPResponse.json(JSONValue(try listSubordinates(of: entityID, filter: filter))).reusable(until: now() + 60)
         } catch {
             return error.response
         }
@@ -66,9 +67,12 @@ extension FederationHost {
     }
 
     /// Serves a cached signed JWT through its prepared response, or the error producing it threw.
-    func serve(_ produce: () throws(FederationError) -> SignedJWT) -> HTTPResponse {
+    /// A `reusable` answer depends on nothing but the request's path, query and host, so the
+    /// HTTP server may give it again to an identical request while the cache would.
+    func serve(reusable: Bool = true, _ produce: () throws(FederationError) -> SignedJWT) -> HTTPResponse {
         do {
-            return try produce().response
+            let signed = try produce()
+            return reusable ? signed.response.reusable(until: signed.refreshAt) : signed.response
         } catch {
             if error.status >= 500 { logger.error("federation endpoint failed: \(error)") }
             return error.response

@@ -14,9 +14,12 @@ enum StatementKey: Hashable, Sendable {
 struct SignedJWT: Sendable {
     let compact: String
     let response: HTTPResponse
+    /// Until when the cache serves this JWT (seconds since 1970).
+    let refreshAt: Int64
 
-    init(_ compact: String, type: String) {
+    init(_ compact: String, type: String, refreshAt: Int64) {
         self.compact = compact
+        self.refreshAt = refreshAt
         response = HTTPResponse.jwt(compact, contentType: FederationType.contentType(type)).prepared()
     }
 }
@@ -41,7 +44,7 @@ final class SignedStatementCache: @unchecked Sendable {
     ) throws(FederationError) -> SignedJWT {
         if let hit = lock.reading({ entries[key] }), hit.refreshAt > now { return hit.value }
         let (compact, refreshAt) = try build()
-        let value = SignedJWT(compact, type: type)
+        let value = SignedJWT(compact, type: type, refreshAt: refreshAt)
         lock.writing {
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             entries[key] = Entry(value: value, refreshAt: refreshAt)

@@ -6,7 +6,8 @@ import JSON
 extension FederationHost {
     /// GET with exactly one `trust_mark_type` and one `sub`.
     public func handleTrustMark(_ entityID: String, _ req: HTTPRequest) -> HTTPResponse {
-        serve { () throws(FederationError) in
+        // Not reusable: the revocation check must run on every request.
+        serve(reusable: false) { () throws(FederationError) in
             let q = QueryParameters(req)
             return try signedTrustMark(issuer: entityID, type: q.single("trust_mark_type"), subject: q.single("sub"))
         }

@@ -4,11 +4,13 @@ import JSON
 /// what the client sees.
 public struct HTTPResponse: Sendable {
     // A change after `prepared()` drops the prepared form, which no longer matches.
-    public var status: Int { didSet { wire = nil } }
-    public var headers: [(name: String, value: String)] { didSet { wire = nil } }
-    public var body: [UInt8] { didSet { wire = nil } }
+    public var status: Int { didSet { wire = nil; reusableUntil = nil } }
+    public var headers: [(name: String, value: String)] { didSet { wire = nil; reusableUntil = nil } }
+    public var body: [UInt8] { didSet { wire = nil; reusableUntil = nil } }
     /// Set by `prepared()`: the server queues this instead of building a response.
     private(set) var wire: PreparedResponse?
+    /// Set by `reusable(until:)`: see `ResponseMemo`.
+    public private(set) var reusableUntil: Int64?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -42,6 +44,16 @@ public struct HTTPResponse: Sendable {
     public func prepared() -> HTTPResponse {
         var copy = self
         copy.wire = PreparedResponse(self)
+        return copy
+    }
+
+    /// This (prepared, 200) response may also answer identical GET/HEAD requests for up to a
+    /// second, but not at or after `until` (seconds since 1970), unless the server's memo is
+    /// cleared first. For answers that depend only on the path, the query and the routing
+    /// headers, such as a cached signed statement.
+    public func reusable(until: Int64) -> HTTPResponse {
+        var copy = self.wire == nil ? prepared() : self
+        copy.reusableUntil = until
         return copy
     }
 

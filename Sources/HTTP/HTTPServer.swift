@@ -17,6 +17,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Past this many discarded bytes of an oversized chunked body the connection is dropped
     /// without a reply: a client streaming without end must not hold a connection forever.
     let discardLimit: Int
+    let memo = ResponseMemo()
     private var daemon: OpaquePointer?
 
     /// The access log is written when `logger.logLevel` is `.info` or lower at this point.
@@ -52,6 +53,9 @@ public final class HTTPServer: @unchecked Sendable {
         daemon = nil
         MHD_stop_daemon(running)
     }
+
+    /// Forgets every reusable answer; call it whenever what the handler serves changes.
+    public func clearMemo() { memo.clear() }
 
     /// The port actually listened on (the kernel's choice after port 0); 0 when stopped.
     public var boundPort: UInt16 {

@@ -140,29 +140,40 @@ extension HTTPServer {
         case .get, .head, .post:
             break
         }
+        let path = String(cString: url)
+        var memoKey: (key: ResponseMemo.Key, generation: UInt64)?
+        if kind != .post && body.isEmpty {
+            let key = ResponseMemo.Key(path: path, query: rawQuery, connection: connection)
+            let (reused, generation) = memo.lookup(key)
+            if let reused {
+                return send(reused, connection: connection, kind: kind, method: method, path: path, start: start)
+            }
+            memoKey = (key, generation)
+        }
         let request = HTTPRequest(
-            trustedMethod: kind.name(method), path: String(cString: url), rawQuery: rawQuery,
+            trustedMethod: kind.name(method), path: path, rawQuery: rawQuery,
             lowercasedHeaders: ConnectionInfo.headers(connection), body: body,
             remoteAddress: ConnectionInfo.remoteAddress(connection))
         let response = handler(request)
-        let queued = ResponseWriter.queue(response, on: connection)
-        if accessLog.isEnabled {
-            accessLog.record(
-                method: request.method, path: request.path, status: response.status, bytes: response.body.count,
-                startNanos: start)
-        }
-        return queued
+        if let memoKey { memo.store(response, for: memoKey.key, generation: memoKey.generation) }
+        return send(response, connection: connection, kind: kind, method: method, path: path, start: start)
     }
 
     private func send(
         _ response: HTTPResponse, connection: OpaquePointer, kind: RequestMethod, method: UnsafePointer<CChar>,
         url: UnsafePointer<CChar>, start: UInt64
     ) -> Bool {
+        send(response, connection: connection, kind: kind, method: method, path: String(cString: url), start: start)
+    }
+
+    private func send(
+        _ response: HTTPResponse, connection: OpaquePointer, kind: RequestMethod, method: UnsafePointer<CChar>,
+        path: String, start: UInt64
+    ) -> Bool {
         let queued = ResponseWriter.queue(response, on: connection)
         if accessLog.isEnabled {
             accessLog.record(
-                method: kind.name(method), path: String(cString: url), status: response.status,
-                bytes: response.body.count, startNanos: start)
+                method: kind.name(method), path: path, status: response.status, bytes: response.body.count, startNanos: start)
         }
         return queued
     }

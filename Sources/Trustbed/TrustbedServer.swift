@@ -120,6 +120,8 @@ public final class TrustbedServer: @unchecked Sendable {
         do {
             let next = try Self.load(configuration, database: database, clock: clock, fetcher: fetcher, logger: logger)
             lock.writing { state = next }
+            // Answers the HTTP server reuses came from the old host.
+            http?.clearMemo()
             logger.info("reloaded entities, keys and trust mark state")
         } catch {
             logger.error("reload failed, still serving the previous configuration: \(error)")

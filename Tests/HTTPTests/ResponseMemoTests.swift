@@ -1,0 +1,86 @@
+import Foundation
+import HTTP
+import XCTest
+
+/// The server's micro-cache of reusable answers: what counts as the same request, and when an
+/// answer must not be reused.
+final class ResponseMemoTests: XCTestCase {
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func next() -> Int { lock.withLock { value += 1; return value } }
+        var count: Int { lock.withLock { value } }
+    }
+
+    private func start(_ counter: Counter, until: Int64 = Int64(Date().timeIntervalSince1970) + 3600) throws -> HTTPServer {
+        try startServer { request in
+            let n = counter.next()
+            switch request.path {
+            case "/reusable": return HTTPResponse.text("answer \(n)").reusable(until: until)
+            case "/missing": return HTTPResponse.error(status: 404, code: "not_found", description: "no").reusable(until: until)
+            default: return .text("fresh \(n)")
+            }
+        }
+    }
+
+    private func body(_ port: UInt16, _ target: String, headers: String = "") throws -> String {
+        String(decoding: try roundTrip(port, "GET \(target) HTTP/1.1\r\nHost: t\r\n\(headers)\r\n").body, as: UTF8.self)
+    }
+
+    func testIdenticalRequestsReuseTheAnswer() throws {
+        let counter = Counter()
+        let server = try start(counter)
+        defer { server.stop() }
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
+        let head = try roundTrip(server.boundPort, "HEAD /reusable HTTP/1.1\r\nHost: t\r\n\r\n", head: true)
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(counter.count, 1, "GET and HEAD of the same URL are answered from the memo")
+    }
+
+    func testQueryAndRoutingHeadersAreDifferentRequests() throws {
+        let counter = Counter()
+        let server = try start(counter)
+        defer { server.stop() }
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?x=1"), "answer 2")
+        XCTAssertEqual(try body(server.boundPort, "/reusable", headers: "X-Forwarded-Host: other.example\r\n"), "answer 3")
+        XCTAssertEqual(try body(server.boundPort, "/reusable", headers: "X-Forwarded-Proto: https\r\n"), "answer 4")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?x=1"), "answer 2")
+        // A header that does not route (here: Accept) does not make a request different.
+        XCTAssertEqual(try body(server.boundPort, "/reusable", headers: "Accept: text/plain\r\n"), "answer 1")
+    }
+
+    func testClearAndNonReusableAnswers() throws {
+        let counter = Counter()
+        let server = try start(counter)
+        defer { server.stop() }
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
+        server.clearMemo()
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2", "a cleared memo answers nothing")
+        XCTAssertEqual(try body(server.boundPort, "/other"), "fresh 3")
+        XCTAssertEqual(try body(server.boundPort, "/other"), "fresh 4", "answers not marked reusable are never reused")
+        _ = try body(server.boundPort, "/missing")
+        _ = try body(server.boundPort, "/missing")
+        XCTAssertEqual(counter.count, 6, "errors are never reused")
+        let post = try roundTrip(server.boundPort, "POST /reusable HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
+        XCTAssertEqual(String(decoding: post.body, as: UTF8.self), "answer 7", "POST is never answered from the memo")
+    }
+
+    func testExpiredAnswersAreNotReused() throws {
+        let counter = Counter()
+        let server = try start(counter, until: Int64(Date().timeIntervalSince1970) - 1)
+        defer { server.stop() }
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2", "an answer past its `until` is handled anew")
+    }
+
+    func testReuseEndsAfterASecond() throws {
+        let counter = Counter()
+        let server = try start(counter)
+        defer { server.stop() }
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
+        Thread.sleep(forTimeInterval: 1.1)
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2")
+    }
+}
