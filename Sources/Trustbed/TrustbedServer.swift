@@ -38,13 +38,13 @@ public final class TrustbedServer: @unchecked Sendable {
     private var stopped = false
 
     public init(configuration: ServerConfiguration, logger: Logger, clock: Clock = SystemClock(),
-                fetcher: StatementFetcher = HTTPStatementFetcher()) throws {
+                fetcher: StatementFetcher? = nil) throws {
         self.configuration = configuration
         self.logger = logger
         self.clock = clock
-        self.fetcher = fetcher
+        self.fetcher = fetcher ?? HTTPStatementFetcher(allowedPrefixes: configuration.fetchAllow)
         database = try Database(path: configuration.databasePath)
-        state = try Self.load(configuration, database: database, clock: clock, fetcher: fetcher, logger: logger)
+        state = try Self.load(configuration, database: database, clock: clock, fetcher: self.fetcher, logger: logger)
     }
 
     private static let healthy = HTTPResponse.json(["status": "ok"]).prepared()

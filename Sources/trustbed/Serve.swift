@@ -11,6 +11,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Port to listen on.") var port: UInt16 = 8080
     @Option(help: "Base URL of entity IDs (default http://<host>:<port>); set it to the public URL behind a proxy.")
     var baseURL: String?
+    @Option(help: ArgumentHelp("Only fetch remote statements from URLs starting with this prefix (repeatable; default: any http(s) URL).",
+                               discussion: "Set it when the resolve endpoint is public, so that it cannot be pointed at internal hosts."))
+    var fetchAllow: [String] = []
     @Option(help: "Least severe log level written to standard error: trace, debug, info (with the access log), notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -31,6 +34,7 @@ struct Serve: ParsableCommand {
         c.host = host
         c.port = port
         c.baseURL = baseURL
+        c.fetchAllow = fetchAllow
         let server: TrustbedServer
         do {
             server = try TrustbedServer(configuration: c, logger: Logger(label: "trustbed"))

@@ -5,7 +5,7 @@
 #
 #   bash Tests/bench/run.sh [path/to/trustbed]        (default .build/release/trustbed)
 #
-# Environment: BENCH_ROUNDS (5) rounds of BENCH_SECONDS (4) per target and round,
+# Environment: BENCH_ROUNDS (8) rounds of BENCH_SECONDS (3) per target and round,
 # SOAK_SECONDS (60) for the memory check,
 # BENCH_PORT (18080) for trustbed, CEILING_PORT (18081) for the static responder,
 # BENCH_RESULTS (bench-results) where the table and raw wrk output are kept.
@@ -24,8 +24,8 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
 
 bin=${1:-.build/release/trustbed}
-bench_seconds=${BENCH_SECONDS:-4}
-bench_rounds=${BENCH_ROUNDS:-5}
+bench_seconds=${BENCH_SECONDS:-3}
+bench_rounds=${BENCH_ROUNDS:-8}
 soak_seconds=${SOAK_SECONDS:-60}
 port=${BENCH_PORT:-18080}
 ceiling_port=${CEILING_PORT:-18081}

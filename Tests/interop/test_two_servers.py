@@ -87,3 +87,17 @@ def test_resolve_across_two_servers(make_server):
     assert_ok(r, RESOLVE_TYPE)
     _, c2 = verify_jws(r.text.strip(), a_int["jwks"], "resolve response from A's intermediate", typ="resolve-response+jwt")
     validate_trust_chain(c2["trust_chain"], a.id("leaf"), b_ta, ta_jwks=b_ec["jwks"])
+
+
+def test_fetch_allow_keeps_the_resolver_to_listed_prefixes(make_server, fed):
+    """A resolver started with --fetch-allow refuses to fetch a subject elsewhere; one whose
+    prefix is listed is fetched (and then fails only for having no chain to the anchor)."""
+    guarded = make_server("guarded", extra_args=["--fetch-allow", "http://allowed.invalid/"]).start()
+    foreign = fed.id("pid-provider")  # on another port: remote for the guarded server
+    r = get(guarded.id("ta") + "/resolve", params={"sub": foreign, "trust_anchor": guarded.id("ta")})
+    assert r.status_code == 404 and r.json().get("error") == "invalid_subject", f"{r.status_code} {r.text[:300]}"
+    assert "--fetch-allow" in r.json().get("error_description", ""), r.text[:300]
+
+    open_ = make_server("open", extra_args=["--fetch-allow", fed.base + "/"]).start()
+    r = get(open_.id("ta") + "/resolve", params={"sub": foreign, "trust_anchor": open_.id("ta")})
+    assert r.status_code != 200 and "--fetch-allow" not in r.text, f"a listed prefix must be fetched: {r.status_code} {r.text[:300]}"
