@@ -35,7 +35,9 @@ struct AccessLog: Sendable {
         return path.withUTF8 { pathBytes in
             let cut = cutPoint(pathBytes)
             let capacity = method.utf8.count + 4 * cut + 80
-            return String(unsafeUninitializedCapacity: capacity) { out in
+            return String(unsafeUninitializedCapacity: capacity) { buffer in
+                // Raw pointer writes: `capacity` bounds every write below.
+                let out = buffer.baseAddress!
                 var n = 0
                 func put(_ byte: UInt8) { out[n] = byte; n += 1 }
                 func put(_ text: StaticString) {
@@ -55,7 +57,8 @@ struct AccessLog: Sendable {
                 }
                 let hex: StaticString = "0123456789abcdef"
 
-                for byte in method.utf8 { put(byte) }
+                var method = method
+                method.withUTF8 { for byte in $0 { put(byte) } }
                 put(0x20)
                 for byte in UnsafeBufferPointer(rebasing: pathBytes[..<cut]) {
                     if byte < 0x20 || byte == 0x7F {

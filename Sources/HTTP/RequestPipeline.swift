@@ -146,7 +146,11 @@ extension HTTPServer {
             let key = ResponseMemo.Key(path: path, query: rawQuery, connection: connection)
             let (reused, generation) = memo.lookup(key)
             if let reused {
-                return send(reused, connection: connection, kind: kind, method: method, path: path, start: start)
+                let queued = MHD_queue_response(connection, reused.wire.status, reused.wire.handle) == .YES
+                if accessLog.isEnabled {
+                    accessLog.record(method: kind.name(method), path: path, status: reused.status, bytes: reused.bytes, startNanos: start)
+                }
+                return queued
             }
             memoKey = (key, generation)
         }

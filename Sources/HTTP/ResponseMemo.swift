@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,13 +7,17 @@ import Darwin
 #endif
 
 /// A micro-cache of answers a handler marked reusable (`HTTPResponse.reusable(until:)`): an
-/// identical GET or HEAD within a second gets the same prepared answer without the request
-/// being built, routed or handled again. It is what makes a cached statement cost little more
-/// than a static file; the handler's own cache still decides what the answer is.
+/// identical GET or HEAD within a second gets the same answer without the request being built,
+/// routed or handled again. It is what makes a cached statement cost little more than a static
+/// file; the handler's own cache still decides what the answer is.
 ///
 /// "Identical" means the same path, raw query and the headers that choose the entity (`Host`,
 /// `X-Forwarded-Host`, `X-Forwarded-Proto`); no other request header changes a reusable answer.
 /// The application clears the memo whenever what it serves changes (`HTTPServer.clearMemo()`).
+///
+/// Each worker thread keeps its own memo with its own copy of every MHD response, so a hit
+/// touches no memory another core writes: no lock, no shared reference count. Only `clear()`
+/// is shared, as a generation number the threads compare before each lookup.
 final class ResponseMemo: @unchecked Sendable {
     struct Key: Hashable {
         let path: String
@@ -36,46 +41,77 @@ final class ResponseMemo: @unchecked Sendable {
         }
     }
 
-    private struct Entry {
-        let response: HTTPResponse
+    /// What a hit needs: this thread's MHD response, and the status and size for the access log.
+    struct Entry {
+        let wire: PreparedResponse
+        let status: Int
+        let bytes: Int
         let deadlineNanos: UInt64
-        let until: Int64
+    }
+
+    private final class ThreadMemo {
+        var generation: UInt64
+        var entries: [Key: Entry] = [:]
+        init(generation: UInt64) { self.generation = generation }
     }
 
     /// How long an answer is reused at most, whatever its own `until`.
     static let lifetimeNanos: UInt64 = 1_000_000_000
-    private let lock = ReadWriteLock()
-    private var entries: [Key: Entry] = [:]
-    private var generation: UInt64 = 0
-    /// Bound on entries so query strings chosen by clients cannot grow memory without limit.
+    private let generation = Atomic<UInt64>(0)
+    private var threadKey = pthread_key_t()
+    /// Bound on each thread's entries so query strings chosen by clients cannot grow memory.
     private let capacity: Int
 
-    init(capacity: Int = 1024) { self.capacity = capacity }
-
-    /// The reusable answer for `key`, if any, and the memo's generation, which `store` needs:
-    /// an answer computed while the memo was cleared must not be kept.
-    func lookup(_ key: Key) -> (response: HTTPResponse?, generation: UInt64) {
-        let (entry, generation) = lock.reading { (entries[key], self.generation) }
-        guard let entry, MonotonicClock.nanoseconds() < entry.deadlineNanos, Int64(time(nil)) < entry.until else {
-            return (nil, generation)
+    init(capacity: Int = 1024) {
+        self.capacity = capacity
+        pthread_key_create(&threadKey) { raw in
+            if let raw { Unmanaged<AnyObject>.fromOpaque(raw).release() }
         }
-        return (entry.response, generation)
     }
 
-    func store(_ response: HTTPResponse, for key: Key, generation: UInt64) {
-        guard response.status == 200, let until = response.reusableUntil, response.wire != nil else { return }
-        let entry = Entry(response: response, deadlineNanos: MonotonicClock.nanoseconds() &+ Self.lifetimeNanos, until: until)
-        lock.writing {
-            guard generation == self.generation else { return }
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = entry
+    deinit { pthread_key_delete(threadKey) }
+
+    /// The reusable answer for `key`, if any, and the generation `store` needs: an answer
+    /// computed while the memo was cleared must not be kept.
+    func lookup(_ key: Key) -> (entry: Entry?, generation: UInt64) {
+        let memo = threadMemo()
+        guard let entry = memo.entries[key] else { return (nil, memo.generation) }
+        guard MonotonicClock.nanoseconds() < entry.deadlineNanos else {
+            memo.entries[key] = nil
+            return (nil, memo.generation)
         }
+        return (entry, memo.generation)
+    }
+
+    func store(_ response: HTTPResponse, for key: Key, generation seen: UInt64) {
+        guard response.status == 200, let until = response.reusableUntil, response.wire != nil else { return }
+        let memo = threadMemo()
+        guard seen == memo.generation, seen == generation.load(ordering: .acquiring) else { return }
+        let now = MonotonicClock.nanoseconds()
+        let secondsLeft = until - Int64(time(nil))
+        guard secondsLeft > 0, let wire = PreparedResponse(response) else { return }
+        let deadline = now &+ min(Self.lifetimeNanos, UInt64(secondsLeft) &* 1_000_000_000)
+        if memo.entries.count >= capacity { memo.entries.removeAll(keepingCapacity: true) }
+        memo.entries[key] = Entry(wire: wire, status: response.status, bytes: response.body.count, deadlineNanos: deadline)
     }
 
     func clear() {
-        lock.writing {
-            entries.removeAll()
-            generation &+= 1
+        generation.add(1, ordering: .releasing)
+    }
+
+    /// This thread's memo, emptied first when `clear()` ran since its last use.
+    private func threadMemo() -> ThreadMemo {
+        let current = generation.load(ordering: .acquiring)
+        if let raw = pthread_getspecific(threadKey) {
+            let memo = Unmanaged<ThreadMemo>.fromOpaque(raw).takeUnretainedValue()
+            if memo.generation != current {
+                memo.entries.removeAll()
+                memo.generation = current
+            }
+            return memo
         }
+        let memo = ThreadMemo(generation: current)
+        pthread_setspecific(threadKey, Unmanaged.passRetained(memo).toOpaque())
+        return memo
     }
 }

@@ -83,56 +83,64 @@ public final class LogSink: @unchecked Sendable {
     }
 }
 
-/// One thread's pending lines and its timestamp text, formatted once per second.
+/// One thread's pending lines, and the line prefix ("timestamp level label: ") it last wrote,
+/// kept until the second, the level or the label changes: most lines are access-log lines of
+/// the same second.
 private final class ThreadBuffer: @unchecked Sendable {
     weak var sink: LogSink?
     private let lock = NSLock()
-    private var pending: [UInt8] = []
-    private var second = -1
-    private var stamp: [UInt8] = []
+    /// One stored property, so a line costs one exclusive access rather than one per field.
+    private var lines = Lines()
 
     init(sink: LogSink) { self.sink = sink }
 
     /// Appends a line; returns the bytes now pending.
     func append(level: Logger.Level, label: String, message: String, metadata: String?) -> Int {
-        lock.withLock {
-            refreshStamp()
-            pending.append(contentsOf: stamp)
-            pending.append(0x20)
-            pending.append(contentsOf: level.rawValue.utf8)
-            pending.append(0x20)
-            pending.append(contentsOf: label.utf8)
-            pending.append(contentsOf: ": ".utf8)
-            pending.append(contentsOf: message.utf8)
-            if let metadata {
-                pending.append(0x20)
-                pending.append(contentsOf: metadata.utf8)
-            }
-            pending.append(0x0A)
-            return pending.count
-        }
+        lock.withLock { lines.append(level: level, label: label, message: message, metadata: metadata) }
     }
 
     /// The pending bytes, leaving the buffer empty.
     func take() -> [UInt8] {
         lock.withLock {
             var taken: [UInt8] = []
-            swap(&taken, &pending)
-            pending.reserveCapacity(min(taken.count, LogSink.flushThreshold))
+            swap(&taken, &lines.pending)
+            lines.pending.reserveCapacity(min(taken.count, LogSink.flushThreshold))
             return taken
         }
     }
 
-    /// Called with `lock` held.
-    private func refreshStamp() {
-        let now = time(nil)
-        guard now != second else { return }
-        var t = now
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        var text = [CChar](repeating: 0, count: 32)
-        let n = strftime(&text, text.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
-        stamp = text[..<n].map { UInt8(bitPattern: $0) }
-        second = now
+    private struct Lines {
+        var pending: [UInt8] = []
+        var prefix: [UInt8] = []
+        var prefixSecond = -1
+        var prefixLevel = Logger.Level.trace
+        var prefixLabel = ""
+
+        mutating func append(level: Logger.Level, label: String, message: String, metadata: String?) -> Int {
+            refreshPrefix(level: level, label: label)
+            pending.append(contentsOf: prefix)
+            var message = message
+            message.withUTF8 { pending.append(contentsOf: $0) }
+            if var metadata {
+                pending.append(0x20)
+                metadata.withUTF8 { pending.append(contentsOf: $0) }
+            }
+            pending.append(0x0A)
+            return pending.count
+        }
+
+        private mutating func refreshPrefix(level: Logger.Level, label: String) {
+            let now = time(nil)
+            guard now != prefixSecond || level != prefixLevel || label != prefixLabel else { return }
+            var t = now
+            var parts = tm()
+            gmtime_r(&t, &parts)
+            var text = [CChar](repeating: 0, count: 32)
+            let n = strftime(&text, text.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+            prefix = text[..<n].map { UInt8(bitPattern: $0) } + Array(" \(level.rawValue) \(label): ".utf8)
+            prefixSecond = now
+            prefixLevel = level
+            prefixLabel = label
+        }
     }
 }

@@ -3,7 +3,8 @@ import HTTP
 import XCTest
 
 /// The server's micro-cache of reusable answers: what counts as the same request, and when an
-/// answer must not be reused.
+/// answer must not be reused. Each worker thread keeps its own memo, so most tests run one
+/// worker to count handler calls exactly.
 final class ResponseMemoTests: XCTestCase {
     private final class Counter: @unchecked Sendable {
         private let lock = NSLock()
@@ -12,8 +13,8 @@ final class ResponseMemoTests: XCTestCase {
         var count: Int { lock.withLock { value } }
     }
 
-    private func start(_ counter: Counter, until: Int64 = Int64(Date().timeIntervalSince1970) + 3600) throws -> HTTPServer {
-        try startServer { request in
+    private func start(_ counter: Counter, until: Int64 = Int64(Date().timeIntervalSince1970) + 3600, threads: Int = 1) throws -> HTTPServer {
+        try startServer(HTTPServerConfiguration(port: 0, threads: threads)) { request in
             let n = counter.next()
             switch request.path {
             case "/reusable": return HTTPResponse.text("answer \(n)").reusable(until: until)
@@ -36,6 +37,14 @@ final class ResponseMemoTests: XCTestCase {
         let head = try roundTrip(server.boundPort, "HEAD /reusable HTTP/1.1\r\nHost: t\r\n\r\n", head: true)
         XCTAssertEqual(head.status, 200)
         XCTAssertEqual(counter.count, 1, "GET and HEAD of the same URL are answered from the memo")
+    }
+
+    func testEveryWorkerHandlesAtMostOnce() throws {
+        let counter = Counter()
+        let server = try start(counter, threads: 2)
+        defer { server.stop() }
+        for _ in 0..<20 { XCTAssertTrue(try body(server.boundPort, "/reusable").hasPrefix("answer ")) }
+        XCTAssertLessThanOrEqual(counter.count, 2, "one handler call per worker thread at most")
     }
 
     func testQueryAndRoutingHeadersAreDifferentRequests() throws {
