@@ -28,9 +28,8 @@ struct SignedJWT: Sendable {
 /// endpoint signs once per lifetime instead of once per request. Invalidation is by replacing the
 /// whole host (see `FederationHost`), so entries never need to be evicted one by one.
 final class SignedStatementCache: @unchecked Sendable {
-    private struct Entry { let value: SignedJWT; let refreshAt: Int64 }
     private let lock = ReadWriteLock()
-    private var entries: [StatementKey: Entry] = [:]
+    private var entries: [StatementKey: SignedJWT] = [:]
     /// Bound on entries so query strings chosen by clients cannot grow memory without limit.
     private let capacity: Int
 
@@ -42,12 +41,12 @@ final class SignedStatementCache: @unchecked Sendable {
     func value(
         for key: StatementKey, now: Int64, type: String, build: () throws(FederationError) -> (String, Int64)
     ) throws(FederationError) -> SignedJWT {
-        if let hit = lock.reading({ entries[key] }), hit.refreshAt > now { return hit.value }
+        if let hit = lock.reading({ entries[key] }), hit.refreshAt > now { return hit }
         let (compact, refreshAt) = try build()
         let value = SignedJWT(compact, type: type, refreshAt: refreshAt)
         lock.writing {
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = Entry(value: value, refreshAt: refreshAt)
+            entries[key] = value
         }
         return value
     }

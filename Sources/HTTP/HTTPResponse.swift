@@ -47,12 +47,12 @@ public struct HTTPResponse: Sendable {
         return copy
     }
 
-    /// This (prepared, 200) response may also answer identical GET/HEAD requests for up to a
-    /// second, but not at or after `until` (seconds since 1970), unless the server's memo is
+    /// This response (if its status is 200) may also answer identical GET/HEAD requests for up
+    /// to a second, but not at or after `until` (seconds since 1970), unless the server's memo is
     /// cleared first. For answers that depend only on the path, the query and the routing
-    /// headers, such as a cached signed statement.
+    /// headers, such as a cached signed statement. See `ResponseMemo`.
     public func reusable(until: Int64) -> HTTPResponse {
-        var copy = self.wire == nil ? prepared() : self
+        var copy = self
         copy.reusableUntil = until
         return copy
     }

@@ -147,10 +147,7 @@ extension HTTPServer {
             let (reused, generation) = memo.lookup(key)
             if let reused {
                 let queued = MHD_queue_response(connection, reused.wire.status, reused.wire.handle) == .YES
-                if accessLog.isEnabled {
-                    accessLog.record(method: kind.name(method), path: path, status: reused.status, bytes: reused.bytes, startNanos: start)
-                }
-                return queued
+                return logged(queued, kind: kind, method: method, path: path, status: reused.status, bytes: reused.bytes, start: start)
             }
             memoKey = (key, generation)
         }
@@ -175,9 +172,16 @@ extension HTTPServer {
         path: String, start: UInt64
     ) -> Bool {
         let queued = ResponseWriter.queue(response, on: connection)
+        return logged(queued, kind: kind, method: method, path: path, status: response.status, bytes: response.body.count, start: start)
+    }
+
+    /// Writes the access-log line of a request whose answer is queued (or refused), passing
+    /// MHD's verdict through.
+    private func logged(
+        _ queued: Bool, kind: RequestMethod, method: UnsafePointer<CChar>, path: String, status: Int, bytes: Int, start: UInt64
+    ) -> Bool {
         if accessLog.isEnabled {
-            accessLog.record(
-                method: kind.name(method), path: path, status: response.status, bytes: response.body.count, startNanos: start)
+            accessLog.record(method: kind.name(method), path: path, status: status, bytes: bytes, startNanos: start)
         }
         return queued
     }

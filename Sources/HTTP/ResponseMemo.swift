@@ -84,7 +84,7 @@ final class ResponseMemo: @unchecked Sendable {
     }
 
     func store(_ response: HTTPResponse, for key: Key, generation seen: UInt64) {
-        guard response.status == 200, let until = response.reusableUntil, response.wire != nil else { return }
+        guard response.status == 200, let until = response.reusableUntil else { return }
         let memo = threadMemo()
         guard seen == memo.generation, seen == generation.load(ordering: .acquiring) else { return }
         let now = MonotonicClock.nanoseconds()
