@@ -32,55 +32,76 @@ struct AccessLog: Sendable {
     /// a second line) and it is cut at `pathLimit` bytes on a character boundary.
     static func line(method: String, path: String, status: Int, bytes: Int, elapsedNanos: UInt64) -> String {
         var path = path
+        var method = method
         return path.withUTF8 { pathBytes in
-            let cut = cutPoint(pathBytes)
-            let capacity = method.utf8.count + 4 * cut + 80
-            return String(unsafeUninitializedCapacity: capacity) { buffer in
-                // Raw pointer writes: `capacity` bounds every write below.
-                let out = buffer.baseAddress!
-                var n = 0
-                func put(_ byte: UInt8) { out[n] = byte; n += 1 }
-                func put(_ text: StaticString) {
-                    for i in 0..<text.utf8CodeUnitCount { put(text.utf8Start[i]) }
-                }
-                func put(decimal value: UInt64, minimumDigits: Int = 1) {
-                    var width = 1
-                    var shifted = value / 10
-                    while shifted > 0 { width += 1; shifted /= 10 }
-                    width = max(width, minimumDigits)
-                    var rest = value
-                    for i in stride(from: n + width - 1, through: n, by: -1) {
-                        out[i] = UInt8(48 + rest % 10)
-                        rest /= 10
+            method.withUTF8 { methodBytes in
+                let cut = cutPoint(pathBytes)
+                let capacity = methodBytes.count + 4 * cut + 80
+                return String(unsafeUninitializedCapacity: capacity) { buffer in
+                    var out = ByteWriter(base: buffer.baseAddress!)
+                    out.put(methodBytes)
+                    out.put(0x20)
+                    for byte in UnsafeBufferPointer(rebasing: pathBytes[..<cut]) {
+                        if byte < 0x20 || byte == 0x7F {
+                            out.put(0x5C)  // \
+                            out.put(0x78)  // x
+                            out.put(hexDigit(byte >> 4))
+                            out.put(hexDigit(byte & 0x0F))
+                        } else {
+                            out.put(byte)
+                        }
                     }
-                    n += width
+                    if cut < pathBytes.count { out.put("…") }
+                    out.put(0x20)
+                    out.put(decimal: UInt64(clamping: status))
+                    out.put(0x20)
+                    out.put(decimal: UInt64(clamping: bytes))
+                    out.put(0x20)
+                    let micros = elapsedNanos / 1000
+                    out.put(decimal: micros / 1000)
+                    out.put(0x2E)
+                    out.put(decimal: micros % 1000, minimumDigits: 3)
+                    out.put("ms")
+                    return out.count
                 }
-                let hex: StaticString = "0123456789abcdef"
-
-                var method = method
-                method.withUTF8 { for byte in $0 { put(byte) } }
-                put(0x20)
-                for byte in UnsafeBufferPointer(rebasing: pathBytes[..<cut]) {
-                    if byte < 0x20 || byte == 0x7F {
-                        put(0x5C); put(0x78)  // \x
-                        put(hex.utf8Start[Int(byte >> 4)]); put(hex.utf8Start[Int(byte & 0x0F)])
-                    } else {
-                        put(byte)
-                    }
-                }
-                if cut < pathBytes.count { put("…") }
-                put(0x20)
-                put(decimal: UInt64(clamping: status))
-                put(0x20)
-                put(decimal: UInt64(clamping: bytes))
-                put(0x20)
-                let micros = elapsedNanos / 1000
-                put(decimal: micros / 1000)
-                put(0x2E)
-                put(decimal: micros % 1000, minimumDigits: 3)
-                put("ms")
-                return n
             }
+        }
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? 48 + value : 87 + value }
+
+    /// Writes bytes at a pointer the caller sized. A struct rather than nested functions: a
+    /// closure capturing the write position would box it and check exclusive access per byte.
+    private struct ByteWriter {
+        let base: UnsafeMutablePointer<UInt8>
+        var count = 0
+
+        init(base: UnsafeMutablePointer<UInt8>) { self.base = base }
+
+        mutating func put(_ byte: UInt8) {
+            base[count] = byte
+            count += 1
+        }
+
+        mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+            for byte in bytes { put(byte) }
+        }
+
+        mutating func put(_ text: StaticString) {
+            put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
+        mutating func put(decimal value: UInt64, minimumDigits: Int = 1) {
+            var width = 1
+            var shifted = value / 10
+            while shifted > 0 { width += 1; shifted /= 10 }
+            width = max(width, minimumDigits)
+            var rest = value
+            for i in stride(from: count + width - 1, through: count, by: -1) {
+                base[i] = UInt8(48 + rest % 10)
+                rest /= 10
+            }
+            count += width
         }
     }
 

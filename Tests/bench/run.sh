@@ -5,7 +5,7 @@
 #
 #   bash Tests/bench/run.sh [path/to/trustbed]        (default .build/release/trustbed)
 #
-# Environment: BENCH_ROUNDS (8) rounds of BENCH_SECONDS (3) per target and round,
+# Environment: BENCH_ROUNDS (5) rounds of BENCH_SECONDS (5) per run,
 # SOAK_SECONDS (60) for the memory check,
 # BENCH_PORT (18080) for trustbed, CEILING_PORT (18081) for the static responder,
 # BENCH_RESULTS (bench-results) where the table and raw wrk output are kept.
@@ -14,9 +14,12 @@
 # trustbed uses, answering a constant body. wrk runs on the same cores as the server, so
 # figures compare runs on one machine, not machines. All traffic goes to 127.0.0.1.
 #
-# A small shared machine drifts by tens of percent from one minute to the next, so the targets
-# are measured in rounds: each round runs every target once, ceiling first, and a target's share
-# of the ceiling is taken within its round. The table shows medians over the rounds.
+# The static responder answers every URL alike, so each target is measured right after the
+# responder is sent the very same request (path and query): libmicrohttpd parses the same bytes
+# on both sides and only the answer differs (the responder's is 15 bytes, so the ceiling is if
+# anything high). A small shared machine drifts by tens of percent from one minute to the next,
+# so targets are measured in rounds and a target's share of its ceiling is taken within its
+# pair of runs; the table shows medians over the rounds. "static ceiling" is GET / alone.
 set -euo pipefail
 export LC_ALL=C
 
@@ -24,8 +27,8 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
 
 bin=${1:-.build/release/trustbed}
-bench_seconds=${BENCH_SECONDS:-3}
-bench_rounds=${BENCH_ROUNDS:-8}
+bench_seconds=${BENCH_SECONDS:-5}
+bench_rounds=${BENCH_ROUNDS:-5}
 soak_seconds=${SOAK_SECONDS:-60}
 port=${BENCH_PORT:-18080}
 ceiling_port=${CEILING_PORT:-18081}
@@ -164,33 +167,46 @@ wrk_errors() {
 }
 
 # Median of the numbers given as arguments ("" when none).
-median() { printf '%s\n' "$@" | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { printf '%s\n' "$@" | awk 'NF { print $1 }' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # --- throughput ---------------------------------------------------------------------------
-declare -A rps p99 errs ratios all_rps all_p99
+# One wrk run into a file: run_wrk LABEL URL FILE.
+declare -A rps p99 errs ratios all_rps all_p99 all_ceiling ceiling_rps
+run_wrk() {
+    echo "# $1: $2" >"$3"
+    timeout $((bench_seconds + 30)) wrk -t2 -c32 -d"${bench_seconds}s" --latency "$2" >>"$3" 2>&1 || true
+    trim_log
+}
+
 echo
-echo "wrk -t2 -c32 -d${bench_seconds}s --latency, $bench_rounds rounds of every target, ceiling first"
+echo "wrk -t2 -c32 -d${bench_seconds}s --latency, $bench_rounds rounds; in each, every target right after"
+echo "the static responder is sent the same request (same path and query, its own small answer)"
 for round in $(seq 1 "$bench_rounds"); do
-    round_ceiling=""
     line="  round $round:"
     for t in "${targets[@]}"; do
         IFS='|' read -r name url goal <<<"$t"
         [ "${status[$name]}" = 200 ] || continue
-        out="$tmp/wrk-${name//[^a-z]/_}-$round.txt"
-        echo "# $name: $url (round $round)" >"$out"
-        timeout $((bench_seconds + 30)) wrk -t2 -c32 -d"${bench_seconds}s" --latency "$url" >>"$out" 2>&1 || true
-        trim_log
+        tag=${name//[^a-z]/_}
+        c=""
+        if [ "$name" != "static ceiling" ]; then
+            # The same request line, query included, so libmicrohttpd parses the same bytes.
+            run_wrk "ceiling for $name" "http://127.0.0.1:$ceiling_port${url#"$base"}" "$tmp/wrk-$tag-ceiling-$round.txt"
+            c=$(wrk_rps "$tmp/wrk-$tag-ceiling-$round.txt")
+        fi
+        out="$tmp/wrk-$tag-$round.txt"
+        run_wrk "$name (round $round)" "$url" "$out"
         r=$(wrk_rps "$out")
         [ -n "$r" ] || continue
-        all_rps[$name]+=" $r"
         all_p99[$name]+=" $(wrk_p99_ms "$out")"
         errs[$name]=$(( ${errs[$name]:-0} + $(wrk_errors "$out") ))
-        if [ "$name" = "static ceiling" ]; then
-            round_ceiling=$r
-        elif [ -n "$round_ceiling" ]; then
-            ratios[$name]+=" $(awk -v r="$r" -v c="$round_ceiling" 'BEGIN { printf "%.1f", 100 * r / c }')"
+        all_rps[$name]+=" $r"
+        if [ -n "$c" ]; then
+            all_ceiling[$name]+=" $c"
+            ratios[$name]+=" $(awk -v r="$r" -v c="$c" 'BEGIN { printf "%.1f", 100 * r / c }')"
+            line+=" ${name%% *}=$(printf '%.0f' "$r")/$(printf '%.0f' "$c")"
+        else
+            line+=" ${name%% *}=$(printf '%.0f' "$r")"
         fi
-        line+=" ${name%% *}=$(printf '%.0f' "$r")"
     done
     echo "$line"
 done
@@ -200,24 +216,25 @@ for t in "${targets[@]}"; do
     rps[$name]=$(median ${all_rps[$name]:-})
     # shellcheck disable=SC2086
     p99[$name]=$(median ${all_p99[$name]:-})
+    # shellcheck disable=SC2086
+    ceiling_rps[$name]=$(median ${all_ceiling[$name]:-})
 done
 
 misses=0
-ceiling=${rps[static ceiling]:-}
 table="$tmp/table.txt"
 {
-    printf '%-22s %12s %10s %9s %7s  %s\n' target req/s p99_ms ceiling% goal result
+    printf '%-22s %12s %10s %12s %9s %7s  %s\n' target req/s p99_ms ceiling_req/s ceiling% goal result
     for t in "${targets[@]}"; do
         IFS='|' read -r name url goal <<<"$t"
         goal_text=${goal:+">=$goal%"}
         if [ "${status[$name]}" != 200 ]; then
-            printf '%-22s %12s %10s %9s %7s  %s\n' "$name" "-" "-" "-" "${goal_text:--}" "NO DATA (HTTP ${status[$name]})"
+            printf '%-22s %12s %10s %12s %9s %7s  %s\n' "$name" "-" "-" "-" "-" "${goal_text:--}" "NO DATA (HTTP ${status[$name]})"
             [ -n "$goal" ] && misses=$((misses + 1))
             continue
         fi
         r=${rps[$name]:-}
         if [ -z "$r" ]; then
-            printf '%-22s %12s %10s %9s %7s  %s\n' "$name" "-" "-" "-" "${goal_text:--}" "NO DATA (wrk failed)"
+            printf '%-22s %12s %10s %12s %9s %7s  %s\n' "$name" "-" "-" "-" "-" "${goal_text:--}" "NO DATA (wrk failed)"
             [ -n "$goal" ] && misses=$((misses + 1))
             continue
         fi
@@ -245,7 +262,8 @@ table="$tmp/table.txt"
             case "$result" in PASS*) result="MISS (errors)${result#PASS}" ;; esac
         fi
         case "$result" in MISS*|NO*) misses=$((misses + 1)) ;; esac
-        printf '%-22s %12.0f %10s %9s %7s  %s\n' "$name" "$r" "${p99[$name]:-?}" "$ratio" "${goal_text:--}" "$result"
+        printf '%-22s %12.0f %10s %12s %9s %7s  %s\n' "$name" "$r" "${p99[$name]:-?}" \
+            "$([ -n "${ceiling_rps[$name]:-}" ] && printf '%.0f' "${ceiling_rps[$name]}" || echo -)" "$ratio" "${goal_text:--}" "$result"
     done
 } >"$table"
 echo
@@ -336,7 +354,7 @@ keep="$results_root/$stamp"
 if mkdir -p "$keep" 2>/dev/null; then
     {
         echo "trustbed bench $stamp: $(nproc) cores, BENCH_ROUNDS=$bench_rounds BENCH_SECONDS=$bench_seconds SOAK_SECONDS=$soak_seconds, binary $bin"
-        echo "req/s and p99 are medians over the rounds; ceiling% is the median of each round's target/ceiling"
+        echo "req/s, p99 and ceiling_req/s are medians over the rounds; ceiling% is the median of each round's target/ceiling (same request)"
         cat "$table" "$memory"
     } >"$keep/summary.txt"
     cp "$tmp"/wrk-*.txt "$keep/" 2>/dev/null || true
