@@ -5,7 +5,7 @@
 #
 #   bash Tests/bench/run.sh [path/to/trustbed]        (default .build/release/trustbed)
 #
-# Environment: BENCH_ROUNDS (5) rounds of BENCH_SECONDS (5) per run,
+# Environment: BENCH_ROUNDS (6) rounds of BENCH_SECONDS (5) per run,
 # SOAK_SECONDS (60) for the memory check,
 # BENCH_PORT (18080) for trustbed, CEILING_PORT (18081) for the static responder,
 # BENCH_RESULTS (bench-results) where the table and raw wrk output are kept.
@@ -28,7 +28,7 @@ cd "$repo"
 
 bin=${1:-.build/release/trustbed}
 bench_seconds=${BENCH_SECONDS:-5}
-bench_rounds=${BENCH_ROUNDS:-5}
+bench_rounds=${BENCH_ROUNDS:-6}
 soak_seconds=${SOAK_SECONDS:-60}
 port=${BENCH_PORT:-18080}
 ceiling_port=${CEILING_PORT:-18081}
@@ -179,8 +179,8 @@ run_wrk() {
 }
 
 echo
-echo "wrk -t2 -c32 -d${bench_seconds}s --latency, $bench_rounds rounds; in each, every target right after"
-echo "the static responder is sent the same request (same path and query, its own small answer)"
+echo "wrk -t2 -c32 -d${bench_seconds}s --latency, $bench_rounds rounds; in each, every target next to a run of"
+echo "the static responder sent the same request (same path and query, its own small answer)"
 for round in $(seq 1 "$bench_rounds"); do
     line="  round $round:"
     for t in "${targets[@]}"; do
@@ -188,13 +188,23 @@ for round in $(seq 1 "$bench_rounds"); do
         [ "${status[$name]}" = 200 ] || continue
         tag=${name//[^a-z]/_}
         c=""
-        if [ "$name" != "static ceiling" ]; then
-            # The same request line, query included, so libmicrohttpd parses the same bytes.
-            run_wrk "ceiling for $name" "http://127.0.0.1:$ceiling_port${url#"$base"}" "$tmp/wrk-$tag-ceiling-$round.txt"
-            c=$(wrk_rps "$tmp/wrk-$tag-ceiling-$round.txt")
-        fi
         out="$tmp/wrk-$tag-$round.txt"
-        run_wrk "$name (round $round)" "$url" "$out"
+        if [ "$name" = "static ceiling" ]; then
+            run_wrk "$name (round $round)" "$url" "$out"
+        else
+            # The same request line, query included, so libmicrohttpd parses the same bytes. Odd
+            # rounds run the ceiling first, even rounds the target, so drift favours neither.
+            ceiling_out="$tmp/wrk-$tag-ceiling-$round.txt"
+            ceiling_url="http://127.0.0.1:$ceiling_port${url#"$base"}"
+            if [ $((round % 2)) -eq 1 ]; then
+                run_wrk "ceiling for $name (round $round)" "$ceiling_url" "$ceiling_out"
+                run_wrk "$name (round $round)" "$url" "$out"
+            else
+                run_wrk "$name (round $round)" "$url" "$out"
+                run_wrk "ceiling for $name (round $round)" "$ceiling_url" "$ceiling_out"
+            fi
+            c=$(wrk_rps "$ceiling_out")
+        fi
         r=$(wrk_rps "$out")
         [ -n "$r" ] || continue
         all_p99[$name]+=" $(wrk_p99_ms "$out")"
