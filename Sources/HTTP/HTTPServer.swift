@@ -17,7 +17,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Past this many discarded bytes of an oversized chunked body the connection is dropped
     /// without a reply: a client streaming without end must not hold a connection forever.
     let discardLimit: Int
-    let memo = ResponseMemo()
+    let memo: ResponseMemo
     private var daemon: OpaquePointer?
 
     /// The access log is written when `logger.logLevel` is `.info` or lower at this point.
@@ -27,6 +27,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.accessLog = AccessLog(logger: logger)
         self.tooLarge = BuiltinResponses.payloadTooLarge(limit: configuration.bodyLimit)
         self.discardLimit = max(configuration.bodyLimit, 1 << 20) &* 16
+        self.memo = ResponseMemo(byteBudget: configuration.memoBytesPerThread)
     }
 
     deinit { stop() }

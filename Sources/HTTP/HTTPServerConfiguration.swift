@@ -17,6 +17,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds of inactivity before a connection is dropped (slowloris protection).
     public var connectionTimeout: Int
     public var connectionLimit: Int
+    /// Bytes each worker thread's memo of reusable answers may hold (see `ResponseMemo`).
+    public var memoBytesPerThread = 1 << 20
 
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = HTTPServerConfiguration.activeCores,

@@ -51,19 +51,42 @@ final class ResponseMemo: @unchecked Sendable {
 
     private final class ThreadMemo {
         var generation: UInt64
-        var entries: [Key: Entry] = [:]
+        private(set) var entries: [Key: Entry] = [:]
+        /// Bytes held by `entries` (bodies and keys), against the memo's byte budget.
+        private(set) var bytes = 0
         init(generation: UInt64) { self.generation = generation }
+
+        func insert(_ entry: Entry, for key: Key) {
+            if let replaced = entries.updateValue(entry, forKey: key) { bytes -= Self.size(bodyBytes: replaced.bytes, key) }
+            bytes += Self.size(bodyBytes: entry.bytes, key)
+        }
+
+        func remove(_ key: Key) {
+            if let removed = entries.removeValue(forKey: key) { bytes -= Self.size(bodyBytes: removed.bytes, key) }
+        }
+
+        func removeAll() {
+            entries.removeAll(keepingCapacity: true)
+            bytes = 0
+        }
+
+        /// What an entry costs: its body, its key and a fixed allowance for the rest.
+        static func size(bodyBytes: Int, _ key: Key) -> Int {
+            bodyBytes + key.path.utf8.count + (key.query?.utf8.count ?? 0) + 256
+        }
     }
 
     /// How long an answer is reused at most, whatever its own `until`.
     static let lifetimeNanos: UInt64 = 1_000_000_000
     private let generation = Atomic<UInt64>(0)
     private var threadKey = pthread_key_t()
-    /// Bound on each thread's entries so query strings chosen by clients cannot grow memory.
-    private let capacity: Int
+    /// Bound on the bytes each thread's memo holds. Clients choose query strings, and every
+    /// distinct one is an entry with its own copy of the answer; past the budget the memo starts
+    /// over, so junk queries cost speed, not memory.
+    private let byteBudget: Int
 
-    init(capacity: Int = 1024) {
-        self.capacity = capacity
+    init(byteBudget: Int = 1 << 20) {
+        self.byteBudget = byteBudget
         pthread_key_create(&threadKey) { raw in
             if let raw { Unmanaged<AnyObject>.fromOpaque(raw).release() }
         }
@@ -77,7 +100,7 @@ final class ResponseMemo: @unchecked Sendable {
         let memo = threadMemo()
         guard let entry = memo.entries[key] else { return (nil, memo.generation) }
         guard MonotonicClock.nanoseconds() < entry.deadlineNanos else {
-            memo.entries[key] = nil
+            memo.remove(key)
             return (nil, memo.generation)
         }
         return (entry, memo.generation)
@@ -87,12 +110,12 @@ final class ResponseMemo: @unchecked Sendable {
         guard response.status == 200, let until = response.reusableUntil else { return }
         let memo = threadMemo()
         guard seen == memo.generation, seen == generation.load(ordering: .acquiring) else { return }
-        let now = MonotonicClock.nanoseconds()
+        let size = ThreadMemo.size(bodyBytes: response.body.count, key)
         let secondsLeft = until - Int64(time(nil))
-        guard secondsLeft > 0, let wire = PreparedResponse(response) else { return }
-        let deadline = now &+ min(Self.lifetimeNanos, UInt64(secondsLeft) &* 1_000_000_000)
-        if memo.entries.count >= capacity { memo.entries.removeAll(keepingCapacity: true) }
-        memo.entries[key] = Entry(wire: wire, status: response.status, bytes: response.body.count, deadlineNanos: deadline)
+        guard size <= byteBudget, secondsLeft > 0, let wire = PreparedResponse(response) else { return }
+        let deadline = MonotonicClock.nanoseconds() &+ min(Self.lifetimeNanos, UInt64(secondsLeft) &* 1_000_000_000)
+        if memo.bytes + size > byteBudget { memo.removeAll() }
+        memo.insert(Entry(wire: wire, status: response.status, bytes: response.body.count, deadlineNanos: deadline), for: key)
     }
 
     func clear() {
@@ -105,7 +128,7 @@ final class ResponseMemo: @unchecked Sendable {
         if let raw = pthread_getspecific(threadKey) {
             let memo = Unmanaged<ThreadMemo>.fromOpaque(raw).takeUnretainedValue()
             if memo.generation != current {
-                memo.entries.removeAll()
+                memo.removeAll()
                 memo.generation = current
             }
             return memo

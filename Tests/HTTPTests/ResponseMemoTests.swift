@@ -13,11 +13,16 @@ final class ResponseMemoTests: XCTestCase {
         var count: Int { lock.withLock { value } }
     }
 
-    private func start(_ counter: Counter, until: Int64 = Int64(Date().timeIntervalSince1970) + 3600, threads: Int = 1) throws -> HTTPServer {
-        try startServer(HTTPServerConfiguration(port: 0, threads: threads)) { request in
+    private func start(
+        _ counter: Counter, until: Int64 = Int64(Date().timeIntervalSince1970) + 3600, threads: Int = 1, budget: Int = 1 << 20
+    ) throws -> HTTPServer {
+        var configuration = HTTPServerConfiguration(port: 0, threads: threads)
+        configuration.memoBytesPerThread = budget
+        return try startServer(configuration) { request in
             let n = counter.next()
             switch request.path {
             case "/reusable": return HTTPResponse.text("answer \(n)").reusable(until: until)
+            case "/big": return HTTPResponse.text(String(repeating: "x", count: 2000)).reusable(until: until)
             case "/missing": return HTTPResponse.error(status: 404, code: "not_found", description: "no").reusable(until: until)
             default: return .text("fresh \(n)")
             }
@@ -74,6 +79,20 @@ final class ResponseMemoTests: XCTestCase {
         XCTAssertEqual(counter.count, 6, "errors are never reused")
         let post = try roundTrip(server.boundPort, "POST /reusable HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
         XCTAssertEqual(String(decoding: post.body, as: UTF8.self), "answer 7", "POST is never answered from the memo")
+    }
+
+    func testMemoStaysWithinItsByteBudget() throws {
+        let counter = Counter()
+        // Room for one small entry (body, key and the 256-byte allowance), not two.
+        let server = try start(counter, budget: 400)
+        defer { server.stop() }
+        XCTAssertEqual(try body(server.boundPort, "/reusable?a"), "answer 1")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?a"), "answer 1")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?b"), "answer 2", "a second entry does not fit: the memo starts over")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?a"), "answer 3", "so the first one was dropped")
+        _ = try body(server.boundPort, "/big")
+        _ = try body(server.boundPort, "/big")
+        XCTAssertEqual(counter.count, 5, "an answer larger than the budget is never kept")
     }
 
     func testExpiredAnswersAreNotReused() throws {
