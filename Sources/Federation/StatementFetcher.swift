@@ -17,7 +17,6 @@ public final class HTTPStatementFetcher: StatementFetcher, @unchecked Sendable {
     private let session: URLSession
     private let transfers: Transfers
     private let timeout: TimeInterval
-    private let allowedPrefixes: [String]
 
     /// `allowedPrefixes`: when not empty, only URLs starting with one of them are fetched
     /// (redirects included).
@@ -27,7 +26,6 @@ public final class HTTPStatementFetcher: StatementFetcher, @unchecked Sendable {
         config.timeoutIntervalForResource = timeout
         config.requestCachePolicy = .reloadIgnoringLocalCacheData
         config.httpAdditionalHeaders = ["User-Agent": "trustbed"]
-        self.allowedPrefixes = allowedPrefixes
         transfers = Transfers(maxBytes: maxBytes, allowedPrefixes: allowedPrefixes)
         session = URLSession(configuration: config, delegate: transfers, delegateQueue: nil)
         self.timeout = timeout
@@ -39,7 +37,7 @@ public final class HTTPStatementFetcher: StatementFetcher, @unchecked Sendable {
         guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .invalidRequest("not an http(s) URL: \(url)")
         }
-        guard Transfers.allowed(url, by: allowedPrefixes) else {
+        guard transfers.allows(url) else {
             throw .invalidRequest("fetching \(url) is not allowed by this server's --fetch-allow list")
         }
         var request = URLRequest(url: u, timeoutInterval: timeout)
@@ -87,8 +85,8 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
         self.allowedPrefixes = allowedPrefixes
     }
 
-    static func allowed(_ url: String, by prefixes: [String]) -> Bool {
-        prefixes.isEmpty || prefixes.contains { url.hasPrefix($0) }
+    func allows(_ url: String) -> Bool {
+        allowedPrefixes.isEmpty || allowedPrefixes.contains { url.hasPrefix($0) }
     }
 
     func begin(_ task: URLSessionTask) -> Transfer {
@@ -126,7 +124,7 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
         // nil: do not follow; the 3xx then counts as the answer and is refused as not 200.
-        completionHandler(Self.allowed(request.url?.absoluteString ?? "", by: allowedPrefixes) ? request : nil)
+        completionHandler(allows(request.url?.absoluteString ?? "") ? request : nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {

@@ -147,7 +147,7 @@ extension HTTPServer {
             let (reused, generation) = memo.lookup(key)
             if let reused {
                 let queued = MHD_queue_response(connection, reused.wire.status, reused.wire.handle) == .YES
-                return logged(queued, kind: kind, method: method, path: path, status: reused.status, bytes: reused.bytes, start: start)
+                return logged(queued, kind: kind, method: method, path: path, status: Int(reused.wire.status), bytes: reused.bytes, start: start)
             }
             memoKey = (key, generation)
         }

@@ -41,10 +41,9 @@ final class ResponseMemo: @unchecked Sendable {
         }
     }
 
-    /// What a hit needs: this thread's MHD response, and the status and size for the access log.
+    /// What a hit needs: this thread's MHD response (always a 200), and its size for the access log.
     struct Entry {
         let wire: PreparedResponse
-        let status: Int
         let bytes: Int
         let deadlineNanos: UInt64
     }
@@ -115,7 +114,7 @@ final class ResponseMemo: @unchecked Sendable {
         guard size <= byteBudget, secondsLeft > 0, let wire = PreparedResponse(response) else { return }
         let deadline = MonotonicClock.nanoseconds() &+ min(Self.lifetimeNanos, UInt64(secondsLeft) &* 1_000_000_000)
         if memo.bytes + size > byteBudget { memo.removeAll() }
-        memo.insert(Entry(wire: wire, status: response.status, bytes: response.body.count, deadlineNanos: deadline), for: key)
+        memo.insert(Entry(wire: wire, bytes: response.body.count, deadlineNanos: deadline), for: key)
     }
 
     func clear() {

@@ -54,21 +54,18 @@ struct EntityRouter: Sendable {
 
     /// What follows `prefix` in `path`, when `prefix` ends at a path segment boundary.
     private static func rest(of path: String, after prefix: String) -> Substring? {
-        let count = prefix.utf8.count
         // A byte comparison of contiguous storage: the generic `starts(with:)` over two UTF-8
         // views cost more than the rest of the routing.
-        let matches = path.utf8.withContiguousStorageIfAvailable { text in
-            prefix.utf8.withContiguousStorageIfAvailable { head in
+        var path = path
+        var prefix = prefix
+        let count = prefix.utf8.count
+        let matches = path.withUTF8 { text in
+            prefix.withUTF8 { head in
                 text.count >= count && (text.count == count || text[count] == UInt8(ascii: "/"))
                     && (count == 0 || memcmp(text.baseAddress!, head.baseAddress!, count) == 0)
             }
-        } ?? nil
-        if let matches {
-            return matches ? Substring(path.utf8.dropFirst(count)) : nil
         }
-        guard path.utf8.starts(with: prefix.utf8) else { return nil }
-        let rest = path.utf8.dropFirst(count)
-        return rest.isEmpty || rest.first == UInt8(ascii: "/") ? Substring(rest) : nil
+        return matches ? Substring(path.utf8.dropFirst(count)) : nil
     }
 
     /// The first of a comma-separated list of forwarded values, trimmed (proxies append theirs).
