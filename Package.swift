@@ -22,31 +22,35 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
 
         .target(name: "JSON"),
+        // What every service needs: the clock, the lock, hex/base64url, query and form parsing.
+        .target(name: "Support"),
         .target(name: "HTTP", dependencies: [
-            "CMicroHTTPD", "JSON", .product(name: "Logging", package: "swift-log"),
+            "CMicroHTTPD", "JSON", "Support", .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "Crypto", dependencies: ["COpenSSL"]),
-        .target(name: "JOSE", dependencies: ["Crypto", "JSON"]),
+        // Not "Crypto": that is swift-crypto's module name, and a user adding it would clash.
+        .target(name: "Cryptography", dependencies: ["COpenSSL"]),
+        .target(name: "JOSE", dependencies: ["Cryptography", "JSON", "Support"]),
         .target(name: "Store", dependencies: ["CSQLite"]),
         .target(name: "Federation", dependencies: [
-            "JSON", "HTTP", "Crypto", "JOSE", "Store", .product(name: "Logging", package: "swift-log"),
+            "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Support", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Trustbed", dependencies: [
-            "JSON", "HTTP", "Crypto", "JOSE", "Store", "Federation",
+            "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Support",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "trustbed", dependencies: [
-            "Trustbed", "Federation", "JOSE", "JSON",
+            "Trustbed", "Federation", "JOSE", "JSON", "Store", "Support", "Cryptography",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "JSON"]),
+        .testTarget(name: "SupportTests", dependencies: ["Support"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Support"]),
+        .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography", "JSON", "Support"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
-        .testTarget(name: "FederationTests", dependencies: ["Federation", "HTTP", "JOSE", "Crypto", "JSON", "Store"]),
-        .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "JOSE", "JSON", "HTTP", "Store"]),
+        .testTarget(name: "FederationTests", dependencies: ["Federation", "HTTP", "JOSE", "Cryptography", "JSON", "Store", "Support"]),
+        .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "JOSE", "JSON", "HTTP", "Store", "Support"]),
     ]
 )

@@ -1,4 +1,4 @@
-import Crypto
+import Cryptography
 import JSON
 
 /// An entity this server hosts, as declared by a file in `Entities/` (already validated and with

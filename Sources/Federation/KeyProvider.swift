@@ -1,4 +1,4 @@
-import Crypto
+import Cryptography
 import JOSE
 import JSON
 

@@ -1,3 +1,4 @@
+import Support
 import HTTP
 
 /// What a cached signed JWT answers; a value, so looking one up allocates nothing.
@@ -28,8 +29,7 @@ struct SignedJWT: Sendable {
 /// endpoint signs once per lifetime instead of once per request. Invalidation is by replacing the
 /// whole host (see `FederationHost`), so entries never need to be evicted one by one.
 final class SignedStatementCache: @unchecked Sendable {
-    private let lock = ReadWriteLock()
-    private var entries: [StatementKey: SignedJWT] = [:]
+    private let entries = Locked<[StatementKey: SignedJWT]>([:])
     /// Bound on entries so query strings chosen by clients cannot grow memory without limit.
     private let capacity: Int
 
@@ -41,10 +41,10 @@ final class SignedStatementCache: @unchecked Sendable {
     func value(
         for key: StatementKey, now: Int64, type: String, build: () throws(FederationError) -> (String, Int64)
     ) throws(FederationError) -> SignedJWT {
-        if let hit = lock.reading({ entries[key] }), hit.refreshAt > now { return hit }
+        if let hit = entries.read({ $0[key] }), hit.refreshAt > now { return hit }
         let (compact, refreshAt) = try build()
         let value = SignedJWT(compact, type: type, refreshAt: refreshAt)
-        lock.writing {
+        entries.withLock { entries in
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             entries[key] = value
         }

@@ -1,3 +1,4 @@
+import Support
 import JSON
 
 extension HTTPRequest {

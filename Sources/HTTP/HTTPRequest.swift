@@ -1,3 +1,4 @@
+import Support
 /// One HTTP request as handlers see it: fully received, path decoded, header names lower-cased.
 public struct HTTPRequest: Sendable {
     public var method: String

@@ -1,4 +1,4 @@
-import Crypto
+import Cryptography
 
 /// Named allow-lists, so each use of JWS states which algorithms it accepts.
 public enum AlgorithmPolicy {

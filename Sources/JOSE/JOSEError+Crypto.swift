@@ -1,4 +1,4 @@
-import Crypto
+import Cryptography
 
 extension JOSEError {
     /// Translates a key-layer failure into the JOSE vocabulary callers already handle.

@@ -1,3 +1,4 @@
+import Support
 import JSON
 
 /// A public JSON Web Key (RFC 7517) for one of the key types JWS here can verify with:

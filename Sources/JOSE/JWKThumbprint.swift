@@ -1,4 +1,5 @@
-import Crypto
+import Support
+import Cryptography
 import JSON
 
 extension JWK {

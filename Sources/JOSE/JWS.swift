@@ -1,3 +1,4 @@
+import Support
 import JSON
 
 /// A parsed JWS in compact serialization (RFC 7515 §7.1). Parsing checks structure only;

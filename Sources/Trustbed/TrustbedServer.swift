@@ -1,3 +1,4 @@
+import Support
 import Federation
 import Foundation
 import HTTP
@@ -30,8 +31,7 @@ public final class TrustbedServer: @unchecked Sendable {
     private let clock: Clock
     private let database: Database
     private let fetcher: StatementFetcher
-    private let lock = ReadWriteLock()
-    private var state: State
+    private let state: Locked<State>
     private var http: HTTPServer?
     private var monitor: Thread?
     private let stopping = NSCondition()
@@ -44,12 +44,12 @@ public final class TrustbedServer: @unchecked Sendable {
         self.clock = clock
         self.fetcher = fetcher ?? HTTPStatementFetcher(allowedPrefixes: configuration.fetchAllow)
         database = try Database(path: configuration.databasePath)
-        state = try Self.load(configuration, database: database, clock: clock, fetcher: self.fetcher, logger: logger)
+        state = Locked(try Self.load(configuration, database: database, clock: clock, fetcher: self.fetcher, logger: logger))
     }
 
     private static let healthy = HTTPResponse.json(["status": "ok"]).prepared()
 
-    public var host: FederationHost { lock.reading { state.host } }
+    public var host: FederationHost { state.read { $0.host } }
     public var boundPort: UInt16 { http?.boundPort ?? configuration.port }
 
     public func start() throws {
@@ -66,7 +66,7 @@ public final class TrustbedServer: @unchecked Sendable {
         t.name = "trustbed-reload"
         t.start()
         monitor = t
-        logger.info("serving \(state.host.entities.count) entities at \(configuration.effectiveBaseURL)")
+        logger.info("serving \(host.entities.count) entities at \(configuration.effectiveBaseURL)")
     }
 
     public func stop() {
@@ -75,7 +75,7 @@ public final class TrustbedServer: @unchecked Sendable {
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let s = lock.reading { state }
+        let s = state.current
         if request.path == "/health" { return Self.healthy }
         if request.path == "/" { return s.index }
         guard let (entityID, rest) = s.router.match(request),
@@ -117,17 +117,17 @@ public final class TrustbedServer: @unchecked Sendable {
     /// running federation keeps serving; only start-up refuses bad files.
     public func reloadIfChanged() {
         let current = Self.fingerprint(configuration, database: database)
-        guard current != lock.reading({ state.fingerprint }) else { return }
+        guard current != state.read({ $0.fingerprint }) else { return }
         do {
             let next = try Self.load(configuration, database: database, clock: clock, fetcher: fetcher, logger: logger)
-            lock.writing { state = next }
+            state.withLock { $0 = next }
             // Answers the HTTP server reuses came from the old host.
             http?.clearMemo()
             logger.info("reloaded entities, keys and trust mark state")
         } catch {
             logger.error("reload failed, still serving the previous configuration: \(error)")
             // Remember the fingerprint so a broken file is reported once, not every second.
-            lock.writing { state = State(host: state.host, router: state.router, index: state.index, fingerprint: current) }
+            state.withLock { $0 = State(host: $0.host, router: $0.router, index: $0.index, fingerprint: current) }
         }
     }
 

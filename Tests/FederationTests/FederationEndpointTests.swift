@@ -1,3 +1,4 @@
+import Support
 import Federation
 import HTTP
 import JOSE

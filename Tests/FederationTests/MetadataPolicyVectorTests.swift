@@ -4,17 +4,16 @@ import JSON
 @testable import Federation
 
 /// Runs the public OpenID Federation metadata policy test vectors (Connect2id, 2025-02-13)
-/// from `../shared/vectors/`, through both the two-policy API (`merge` then `apply`) and the
+/// copied into `Tests/Fixtures/` (see its README), through both the two-policy API (`merge` then `apply`) and the
 /// whole-chain `resolve`.
 final class MetadataPolicyVectorTests: XCTestCase {
     private static let fileName = "metadata-policy-test-vectors-2025-02-13.json"
     private static let entityType = "openid_relying_party"
 
     private func loadVectors() throws -> [JSONValue] {
-        // Tests/FederationTests/<file> → package root → its sibling `shared`.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let path = root.appendingPathComponent("shared/vectors/\(Self.fileName)").path
+        // Tests/FederationTests/<file> → Tests/Fixtures/<vectors>, inside the repository.
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let path = tests.appendingPathComponent("Fixtures/\(Self.fileName)").path
         let data = try XCTUnwrap(FileManager.default.contents(atPath: path), "missing \(path)")
         return try XCTUnwrap(JSONValue.parse([UInt8](data)).arrayValue)
     }

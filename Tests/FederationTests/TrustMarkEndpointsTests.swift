@@ -1,4 +1,5 @@
 @testable import Federation
+import Support
 import Foundation
 import HTTP
 import JSON

@@ -1,4 +1,5 @@
 @testable import Federation
+import Support
 import JSON
 import Store
 import XCTest

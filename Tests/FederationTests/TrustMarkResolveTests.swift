@@ -1,4 +1,5 @@
 @testable import Federation
+import Support
 import JOSE
 import JSON
 import Store

@@ -1,4 +1,4 @@
-import Crypto
+import Cryptography
 import Foundation
 import XCTest
 

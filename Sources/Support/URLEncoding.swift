@@ -1,9 +1,9 @@
 /// Percent-decoding and `name=value&...` parsing shared by query strings and
 /// application/x-www-form-urlencoded bodies (WHATWG URL "urlencoded parser" rules).
-enum URLEncoding {
+public enum URLEncoding {
     /// Decodes `%XX` escapes (and `+` as space when `plusAsSpace`). A malformed escape is kept
     /// literally rather than rejected, as browsers do; invalid UTF-8 becomes U+FFFD.
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool) -> String {
+    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool) -> String {
         var needsWork = false
         for byte in bytes where byte == UInt8(ascii: "%") || (plusAsSpace && byte == UInt8(ascii: "+")) {
             needsWork = true
@@ -28,7 +28,7 @@ enum URLEncoding {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func decode(_ string: String, plusAsSpace: Bool) -> String {
+    public static func decode(_ string: String, plusAsSpace: Bool) -> String {
         var string = string
         return string.withUTF8 { decode($0, plusAsSpace: plusAsSpace) }
     }
@@ -36,7 +36,7 @@ enum URLEncoding {
     /// Splits on `&`, then on the first `=`; empty pieces are skipped, a piece without `=` has
     /// an empty value. Order and repeated names are kept because some protocols care (e.g.
     /// repeated `trust_mark_type` or `entity_type` parameters).
-    static func pairs(_ bytes: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)] {
+    public static func pairs(_ bytes: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
         var start = 0
         while start <= bytes.count {
@@ -56,18 +56,11 @@ enum URLEncoding {
         return result
     }
 
-    static func pairs(_ string: String) -> [(name: String, value: String)] {
+    public static func pairs(_ string: String) -> [(name: String, value: String)] {
         var string = string
         return string.withUTF8 { pairs($0) }
     }
 
     @inline(__always)
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
+    private static func hexValue(_ byte: UInt8) -> UInt8? { Hex.value(byte) }
 }

@@ -1,4 +1,4 @@
-import Crypto
+import Cryptography
 import XCTest
 
 final class PEMTests: XCTestCase {

@@ -1,0 +1,86 @@
+/// Decoded `name=value` pairs of a query string or an `application/x-www-form-urlencoded` body,
+/// in order with repeated names kept. Protocol code reads these; the checks for "exactly once"
+/// and "at most once" live here so every endpoint applies the same rule (OAuth 2.0 §3.1: a
+/// parameter must not appear more than once; OpenID Federation §8: unknown ones are ignored).
+public struct Parameters: Sendable {
+    public let pairs: [(name: String, value: String)]
+
+    public init(pairs: [(name: String, value: String)]) { self.pairs = pairs }
+
+    /// Parses a query string (without `?`) or a form body.
+    public init(encoded: String) { pairs = URLEncoding.pairs(encoded) }
+
+    public init(encoded bytes: [UInt8]) {
+        pairs = bytes.withUnsafeBufferPointer { URLEncoding.pairs($0) }
+    }
+
+    public var names: Set<String> { Set(pairs.map(\.name)) }
+
+    /// Every value of `name`, in order.
+    public func all(_ name: String) -> [String] { pairs.compactMap { $0.name == name ? $0.value : nil } }
+
+    /// The value of a parameter that must appear exactly once and not be empty.
+    public func single(_ name: String) throws(ParameterError) -> String {
+        let values = all(name)
+        guard let first = values.first, !first.isEmpty else { throw .missing(name) }
+        guard values.count == 1 else { throw .repeated(name) }
+        return first
+    }
+
+    /// The value of a parameter that may appear at most once (an empty value counts as absent).
+    public func optional(_ name: String) throws(ParameterError) -> String? {
+        let values = all(name)
+        guard values.count <= 1 else { throw .repeated(name) }
+        return values.first.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// `true` or `false`, at most once.
+    public func bool(_ name: String) throws(ParameterError) -> Bool? {
+        switch try optional(name) {
+        case nil: return nil
+        case "true": return true
+        case "false": return false
+        default: throw .invalid(name, "must be true or false")
+        }
+    }
+
+    /// `a=b&c=d`, percent-encoded for a query or a form body.
+    public var encoded: String {
+        pairs.map { URLEncoding.encode($0.name) + "=" + URLEncoding.encode($0.value) }.joined(separator: "&")
+    }
+}
+
+/// Why a parameter was refused; endpoints map it to their spec's `invalid_request`.
+public enum ParameterError: Error, Equatable, Sendable, CustomStringConvertible {
+    case missing(String)
+    case repeated(String)
+    case invalid(String, String)
+
+    public var description: String {
+        switch self {
+        case .missing(let n): return "\(n) is required"
+        case .repeated(let n): return "\(n) must not appear more than once"
+        case .invalid(let n, let why): return "\(n) \(why)"
+        }
+    }
+}
+
+extension URLEncoding {
+    /// Percent-encodes everything but RFC 3986 unreserved characters, so the result is safe in a
+    /// query, a form body and a path segment alike.
+    public static func encode(_ text: String) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(text.utf8.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(b)
+            default:
+                out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 15)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
