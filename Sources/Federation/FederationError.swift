@@ -1,5 +1,3 @@
-import HTTP
-
 /// The error codes of OpenID Federation 1.0 section 8.9, each with the HTTP status the spec gives it.
 public enum FederationError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidRequest(String)
@@ -50,8 +48,4 @@ public enum FederationError: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     public var description: String { "\(code): \(message)" }
-
-    public var response: HTTPResponse {
-        HTTPResponse.error(status: status, code: code, description: message)
-    }
 }
