@@ -30,6 +30,8 @@ let package = Package(
         // Not "Crypto": that is swift-crypto's module name, and a user adding it would clash.
         .target(name: "Cryptography", dependencies: ["COpenSSL"]),
         .target(name: "JOSE", dependencies: ["Cryptography", "JSON", "Support"]),
+        .target(name: "CBOR"),
+        .target(name: "COSE", dependencies: ["CBOR", "Cryptography"]),
         .target(name: "Store", dependencies: ["CSQLite"]),
         .target(name: "Federation", dependencies: [
             "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Support", .product(name: "Logging", package: "swift-log"),
@@ -49,6 +51,8 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Support"]),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography", "JSON", "Support"]),
+        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "COSETests", dependencies: ["COSE", "CBOR", "Cryptography"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "FederationTests", dependencies: ["Federation", "HTTP", "JOSE", "Cryptography", "JSON", "Store", "Support"]),
         .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "JOSE", "JSON", "HTTP", "Store", "Support"]),

@@ -39,7 +39,8 @@ final class TrustMarkDelegationTests: XCTestCase {
         let anchor = try EntityStatement.decode(host.entityConfiguration(of: F.trustAnchor))
         XCTAssertNotNil(anchor.claims["trust_mark_owners"]?[Self.delegatedMark]?["jwks"])
         let verified = host.verifiedTrustMarks(host.trustMarkEntries(for: F.relyingParty), subject: F.relyingParty, trustAnchor: anchor,
-                                               issuerKeys: { id throws(FederationError) in try keys.publicKeys(for: id) }, now: start)
+                                               issuer: { id throws(FederationError) in TrustMarkIssuerTrust(keys: try keys.publicKeys(for: id)) },
+                                               status: TrustMarkStatusChecker(client: nil), now: start).marks
         XCTAssertEqual(verified.map(\.entry.trustMark), [mark])
         XCTAssertEqual(verified.first?.expiresAt, claims["exp"]?.intValue)
     }
@@ -53,8 +54,8 @@ final class TrustMarkDelegationTests: XCTestCase {
         ]
         let verify = { (jwt: String) in
             host.verifiedTrustMarks([TrustMarkEntry(trustMarkType: Self.delegatedMark, trustMark: jwt)], subject: F.relyingParty,
-                                    trustAnchor: anchor, issuerKeys: { id throws(FederationError) in try keys.publicKeys(for: id) },
-                                    now: self.start)
+                                    trustAnchor: anchor, issuer: { id throws(FederationError) in TrustMarkIssuerTrust(keys: try keys.publicKeys(for: id)) },
+                                    status: TrustMarkStatusChecker(client: nil), now: self.start).marks
         }
         let intermediateKey = try keys.signingKey(for: F.intermediate)
         XCTAssertEqual(verify(try intermediateKey.sign(claims, type: "trust-mark+jwt")).count, 0, "owned type without delegation")

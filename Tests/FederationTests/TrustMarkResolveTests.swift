@@ -23,15 +23,16 @@ final class TrustMarkResolveTests: XCTestCase {
     /// A client that hosts nothing resolves the demo federation over the fetcher and keeps the mark.
     func testRemoteClientVerifiesTheMark() throws {
         let clock = ManualClock(start)
-        let (_, keys, fetcher) = try F.demo(clock: clock)
+        let (host, keys, fetcher) = try F.demo(clock: clock)
         let anchors: [String: TrustAnchorKeys] = [F.trustAnchor: .known(try keys.publicKeys(for: F.trustAnchor))]
         let client = FederationHost(entities: [], keys: keys, clock: clock, database: try Database(path: ":memory:"), fetcher: fetcher)
 
         let chain = try client.resolveChain(subject: F.pidProvider, anchors: anchors)
         XCTAssertEqual(chain.statements.map(\.issuer), [F.pidProvider, F.intermediate, F.trustAnchor, F.trustAnchor])
         let marks = client.verifiedTrustMarks(chain.subject.trustMarks, subject: F.pidProvider, trustAnchor: chain.trustAnchor,
-                                              issuerKeys: { id throws(FederationError) in try client.resolveChain(subject: id, anchors: anchors).subject.jwks },
-                                              now: clock.now())
+                                              issuer: { id throws(FederationError) in TrustMarkIssuerTrust(chain: try client.resolveChain(subject: id, anchors: anchors)) },
+                                              status: TrustMarkStatusChecker(client: StubStatusClient { _, jwt in try host.trustMarkStatus(issuer: F.trustAnchor, trustMark: jwt) }),
+                                              now: clock.now()).marks
         XCTAssertEqual(marks.map(\.entry.trustMarkType), [F.basicMark])
         XCTAssertTrue(fetcher.requests.contains(F.intermediate + "/fetch?sub=" + "https%3A%2F%2Ftb.example%2Fpid-provider"))
     }

@@ -21,13 +21,13 @@ final class TrustMarkVerifierTests: XCTestCase {
     }
 
     private func kept(_ s: Setup, _ jwt: String, type: String = F.basicMark, subject: String = F.pidProvider,
-                      at now: Int64? = nil, issuerKeys: ((String) throws(FederationError) -> JWKSet)? = nil) -> [(entry: TrustMarkEntry, expiresAt: Int64?)] {
+                      at now: Int64? = nil, issuerKeys: ((String) throws(FederationError) -> JWKSet)? = nil) -> [VerifiedTrustMark] {
         let keys = s.keys
         return s.host.verifiedTrustMarks([TrustMarkEntry(trustMarkType: type, trustMark: jwt)], subject: subject, trustAnchor: s.anchor,
-                                         issuerKeys: { id throws(FederationError) in
-                                             if let issuerKeys { return try issuerKeys(id) }
-                                             return try keys.publicKeys(for: id)
-                                         }, now: now ?? start)
+                                         issuer: { id throws(FederationError) in
+                                             if let issuerKeys { return TrustMarkIssuerTrust(keys: try issuerKeys(id)) }
+                                             return TrustMarkIssuerTrust(keys: try keys.publicKeys(for: id))
+                                         }, status: TrustMarkStatusChecker(client: nil), now: now ?? start).marks
     }
 
     private func mark(_ s: Setup, by issuer: String, _ changes: [String: JSONValue] = [:], typ: String = "trust-mark+jwt") throws -> String {
@@ -73,10 +73,13 @@ final class TrustMarkVerifierTests: XCTestCase {
         XCTAssertEqual(kept(s, try mark(s, by: F.intermediate)).count, 1)
     }
 
-    func testAnchorWithoutTrustMarkIssuersRestrictsNobody() throws {
+    /// Section 7: an issuer is accepted by the federation through the anchor's trust_mark_issuers,
+    /// so an anchor that publishes none accepts no issuer, not every issuer.
+    func testAnchorWithoutTrustMarkIssuersAcceptsNobody() throws {
         let s = try setup([F.trustAnchorEntity(trustMarkIssuers: [:]), F.intermediateEntity(), F.pidProviderEntity])
         XCTAssertNil(s.anchor.claims["trust_mark_issuers"])
-        XCTAssertEqual(kept(s, try mark(s, by: F.intermediate)).count, 1)
+        XCTAssertEqual(kept(s, try mark(s, by: F.intermediate)).count, 0)
+        XCTAssertEqual(kept(s, try mark(s, by: F.trustAnchor)).count, 0, "not even the anchor itself")
     }
 
     func testWrongSubjectOrTypeIsDropped() throws {

@@ -2,8 +2,10 @@ import JOSE
 import JSON
 
 /// A decoded Entity Statement (section 3): an Entity Configuration when `iss == sub`, otherwise a
-/// Subordinate Statement. Decoding checks structure and claim types only; trust comes from
-/// `verify(with:)` with keys taken from elsewhere in the chain.
+/// Subordinate Statement. Decoding performs every syntactic check of section 3.2 (claim types,
+/// which claims may appear in which kind of statement, `crit`, `metadata_policy_crit`, null
+/// metadata values, the `trust_marks` shape), so a statement that decodes is well-formed; trust
+/// comes from `verify(with:)` with keys taken from elsewhere in the chain, and `checkTime`.
 public struct EntityStatement: Sendable {
     public let jws: JWS
     public let claims: [String: JSONValue]
@@ -14,21 +16,20 @@ public struct EntityStatement: Sendable {
     public let jwks: JWKSet
     public let metadata: [String: JSONValue]?
     public let authorityHints: [String]
+    public let trustAnchorHints: [String]
     public let metadataPolicy: [String: JSONValue]?
     public let metadataPolicyCrit: [String]
     public let constraints: JSONValue?
     public let trustMarks: [TrustMarkEntry]
+    /// The `trust_mark_issuers` claim (section 3.1.2): trust mark type → issuers; an empty list
+    /// lets anyone issue the type. Only meaningful in a Trust Anchor's configuration.
+    public let trustMarkIssuers: [String: [String]]?
+    /// The `trust_mark_owners` claim (section 3.1.2) by trust mark type. Trust Anchor only.
+    public let trustMarkOwners: [String: TrustMarkOwner]?
     public let sourceEndpoint: String?
 
     public var compact: String { jws.compact }
     public var isEntityConfiguration: Bool { issuer == subject }
-
-    /// Claims this implementation understands, for the `crit` check of section 3.1.
-    static let understoodClaims: Set<String> = [
-        "iss", "sub", "iat", "exp", "jwks", "metadata", "authority_hints", "metadata_policy",
-        "metadata_policy_crit", "constraints", "trust_marks", "trust_mark_issuers", "trust_mark_owners",
-        "source_endpoint", "crit",
-    ]
 
     public static func decode(_ compact: String) throws(FederationError) -> EntityStatement {
         let parsed: (jws: JWS, claims: [String: JSONValue])
@@ -36,61 +37,35 @@ public struct EntityStatement: Sendable {
         return try EntityStatement(jws: parsed.jws, claims: parsed.claims)
     }
 
+    /// Checks the header and claims of an already parsed JWS (nothing here verifies the signature).
     init(jws: JWS, claims: [String: JSONValue]) throws(FederationError) {
-        func fail(_ m: String) -> FederationError { .invalidTrustChain("entity statement: \(m)") }
+        let about = claims["iss"]?.stringValue.map { iss in " \(iss) → \(claims["sub"]?.stringValue ?? "?")" } ?? ""
+        // Section 3: explicitly typed; section 3.2: kid a non-empty string.
         guard FederationType.matches(jws.type, FederationType.entityStatement) else {
-            throw fail("typ must be \(FederationType.entityStatement)")
+            throw .invalidTrustChain("entity statement\(about): typ must be \(FederationType.entityStatement)")
         }
-        guard jws.keyID != nil else { throw fail("header has no kid") }
-        guard let iss = claims["iss"]?.stringValue, !iss.isEmpty else { throw fail("iss missing or not a string") }
-        guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else { throw fail("sub missing or not a string") }
-        guard let iat = claims["iat"]?.intValue else { throw fail("iat missing or not a number") }
-        guard let exp = claims["exp"]?.intValue else { throw fail("exp missing or not a number") }
-        guard let jwksJSON = claims["jwks"] else { throw fail("jwks missing") }
-        let jwks: JWKSet
-        do { jwks = try JWKSet(json: jwksJSON) } catch { throw fail("jwks invalid: \(error)") }
-        if let m = claims["metadata"], m.objectValue == nil { throw fail("metadata must be an object") }
-        var hints: [String] = []
-        if let h = claims["authority_hints"] {
-            guard let list = h.stringArray, !list.isEmpty else { throw fail("authority_hints must be a non-empty array of strings") }
-            guard iss == sub else { throw fail("authority_hints only belongs in an entity configuration") }
-            hints = list
-        }
-        if let p = claims["metadata_policy"], p.objectValue == nil { throw fail("metadata_policy must be an object") }
-        var policyCrit: [String] = []
-        if let c = claims["metadata_policy_crit"] {
-            guard let list = c.stringArray else { throw fail("metadata_policy_crit must be an array of strings") }
-            policyCrit = list
-        }
-        if let c = claims["constraints"], c.objectValue == nil { throw fail("constraints must be an object") }
-        if let crit = claims["crit"] {
-            guard let names = crit.stringArray, !names.isEmpty else { throw fail("crit must be a non-empty array of strings") }
-            for n in names where !Self.understoodClaims.contains(n) { throw fail("critical claim \(n) is not understood") }
-        }
-        var marks: [TrustMarkEntry] = []
-        if let t = claims["trust_marks"] {
-            guard let list = t.arrayValue else { throw fail("trust_marks must be an array") }
-            for entry in list {
-                guard let type = entry["trust_mark_type"]?.stringValue, let jwt = entry["trust_mark"]?.stringValue else {
-                    throw fail("trust_marks entries need trust_mark_type and trust_mark strings")
-                }
-                marks.append(TrustMarkEntry(trustMarkType: type, trustMark: jwt))
-            }
+        guard let kid = jws.keyID, !kid.isEmpty else { throw .invalidTrustChain("entity statement\(about): header has no kid") }
+        let decoded: EntityStatementClaims
+        do { decoded = try EntityStatementClaims(JSONReader(claims)) } catch {
+            throw .invalidTrustChain("entity statement\(about): \(error)")
         }
         self.jws = jws
         self.claims = claims
-        issuer = iss
-        subject = sub
-        issuedAt = iat
-        expiresAt = exp
-        self.jwks = jwks
-        metadata = claims["metadata"]?.objectValue
-        authorityHints = hints
-        metadataPolicy = claims["metadata_policy"]?.objectValue
-        metadataPolicyCrit = policyCrit
-        constraints = claims["constraints"]
-        trustMarks = marks
-        sourceEndpoint = claims["source_endpoint"]?.stringValue
+        issuer = decoded.issuer
+        subject = decoded.subject
+        issuedAt = decoded.issuedAt
+        expiresAt = decoded.expiresAt
+        jwks = decoded.jwks
+        metadata = decoded.metadata
+        authorityHints = decoded.authorityHints
+        trustAnchorHints = decoded.trustAnchorHints
+        metadataPolicy = decoded.metadataPolicy
+        metadataPolicyCrit = decoded.metadataPolicyCrit
+        constraints = decoded.constraints
+        trustMarks = decoded.trustMarks
+        trustMarkIssuers = decoded.trustMarkIssuers
+        trustMarkOwners = decoded.trustMarkOwners
+        sourceEndpoint = decoded.sourceEndpoint
     }
 
     /// Verifies the signature with keys the caller already trusts.
@@ -118,6 +93,17 @@ public struct TrustMarkEntry: Hashable, Sendable {
         self.trustMark = trustMark
     }
     public var jsonValue: JSONValue { ["trust_mark_type": .string(trustMarkType), "trust_mark": .string(trustMark)] }
+}
+
+/// One member of a Trust Anchor's `trust_mark_owners` claim: who owns a trust mark type, and the
+/// keys its delegations (section 7.2) are signed with.
+public struct TrustMarkOwner: Hashable, Sendable {
+    public let id: String
+    public let keys: JWKSet
+    public init(id: String, keys: JWKSet) {
+        self.id = id
+        self.keys = keys
+    }
 }
 
 extension FederationType {

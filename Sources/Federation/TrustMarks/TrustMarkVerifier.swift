@@ -10,6 +10,7 @@ enum TrustMarkRejection: Error, CustomStringConvertible {
     case untrustedIssuer(String)
     case badSignature(String)
     case badDelegation(String)
+    case notActive(String)
 
     var description: String {
         switch self {
@@ -20,22 +21,87 @@ enum TrustMarkRejection: Error, CustomStringConvertible {
         case .untrustedIssuer(let m): return "issuer not trusted: \(m)"
         case .badSignature(let m): return "signature does not verify: \(m)"
         case .badDelegation(let m): return "delegation invalid: \(m)"
+        case .notActive(let m): return "not active: \(m)"
         }
     }
 }
 
-/// Validates trust marks found in a subject's entity configuration against the Trust Anchor a
-/// chain was resolved to (sections 7.3 and 7.2.2).
+/// What the resolver learned about a trust mark issuer by resolving a trust chain for it.
+public struct TrustMarkIssuerTrust: Sendable {
+    /// The issuer's Federation Entity Keys, which sign its marks and status responses.
+    public let keys: JWKSet
+    /// `federation_trust_mark_status_endpoint` from the issuer's own entity configuration
+    /// (section 8.4: it is published there, never in subordinate statements); nil when none.
+    public let statusEndpoint: String?
+    /// The Trust Anchor the issuer's chain ends at, when known; it must be the subject's.
+    public let trustAnchor: String?
+
+    public init(keys: JWKSet, statusEndpoint: String? = nil, trustAnchor: String? = nil) {
+        self.keys = keys
+        self.statusEndpoint = statusEndpoint
+        self.trustAnchor = trustAnchor
+    }
+
+    /// From a validated chain whose subject is the issuer.
+    public init(chain: TrustChain) {
+        keys = chain.subject.jwks
+        statusEndpoint = chain.subject.metadata?["federation_entity"]?["federation_trust_mark_status_endpoint"]?.stringValue
+        trustAnchor = chain.trustAnchor.subject
+    }
+}
+
+/// A trust mark the resolver may publish.
+public struct VerifiedTrustMark: Sendable {
+    public let entry: TrustMarkEntry
+    public let issuer: String
+    /// The earlier of the mark's and its delegation's `exp`; nil when neither expires.
+    public let expiresAt: Int64?
+}
+
+/// The marks of one subject that passed, and whether a remote issuer's status endpoint decided
+/// any of them.
+public struct TrustMarkVerification: Sendable {
+    public let marks: [VerifiedTrustMark]
+    /// True when a remote issuer's Trust Mark Status endpoint was consulted (whether the mark
+    /// was kept or dropped): an answer built from this result must not be reused for longer
+    /// than `TrustMarkStatusChecker.cacheLifetime` (1 s), or a revocation would go unseen.
+    public let dependsOnRemoteStatus: Bool
+}
+
+/// Validates trust marks found in a subject's entity configuration against the Trust Anchor its
+/// chain was resolved to.
+///
+/// A trust mark is accepted only when all of these hold (OpenID Federation 1.0, sections 7,
+/// 7.2.2, 7.3, 3.1.2 and 8.4):
+/// 1. It is a signed `trust-mark+jwt` whose `sub` is the subject, whose `trust_mark_type` is the
+///    one its `trust_marks` entry names, whose `iat` is not in the future and whose `exp`, if
+///    any, has not passed.
+/// 2. The Trust Anchor accepts its issuer for that type: the anchor's entity configuration has
+///    a `trust_mark_issuers` claim that lists the type, and the issuer is in that type's list, or
+///    the list is empty (then anyone may issue it). An anchor without `trust_mark_issuers`, or
+///    one that does not list the type, accepts no issuer for it: section 7 says that a Trust
+///    Mark Issuer is accepted by the federation through that claim.
+/// 3. The issuer has a valid trust chain to that same Trust Anchor (section 7.3: trust in the
+///    issuer comes before trust in the mark; "anyone" still means an entity of the federation),
+///    and the mark's signature verifies with the issuer's Federation Entity Keys from that chain,
+///    using the key its `kid` names.
+/// 4. If the anchor's `trust_mark_owners` names an owner for the type, the mark carries a
+///    `delegation`: a `trust-mark-delegation+jwt` signed with the owner's keys as listed there,
+///    issued by the owner to the mark's issuer for the same type, and current. A delegation for a
+///    type that has no owner cannot be validated, so such a mark is refused.
+/// 5. It is active now: for an issuer hosted on this server, no revocation is recorded for it;
+///    for any other issuer that publishes a `federation_trust_mark_status_endpoint`, its signed
+///    status response (verified with the issuer's keys) says `active`. A failed or timed-out
+///    status request counts as not active; answers are cached for one second.
 struct TrustMarkVerifier {
     let trustAnchor: EntityStatement
     let now: Int64
     let skew: Int64
 
-    /// Returns the mark's effective expiry (the earlier of the mark's and its delegation's `exp`,
-    /// nil when neither expires). `issuerKeys` is only asked once every cheaper check has passed,
-    /// because it resolves a whole trust chain for the issuer.
+    /// Checks 1 to 4 above. `issuer` is only asked once every cheaper check has passed, because
+    /// it resolves a whole trust chain for the issuer.
     func verify(_ entry: TrustMarkEntry, subject: String,
-                issuerKeys: (String) throws(FederationError) -> JWKSet) throws(TrustMarkRejection) -> Int64? {
+                issuer: (String) throws(FederationError) -> TrustMarkIssuerTrust) throws(TrustMarkRejection) -> (VerifiedTrustMark, TrustMarkIssuerTrust) {
         let (jws, claims) = try decode(entry.trustMark, type: FederationType.trustMark)
         guard let iss = claims["iss"]?.stringValue, !iss.isEmpty else { throw .malformed("iss missing") }
         guard let sub = claims["sub"]?.stringValue else { throw .malformed("sub missing") }
@@ -44,8 +110,8 @@ struct TrustMarkVerifier {
         guard sub == subject else { throw .wrongSubject(sub) }
         var expiresAt = try checkTime(claims)
 
-        try checkIssuerAllowed(iss, type: type)
-        let owner = try trustMarkOwner(of: type)
+        try checkIssuerAccepted(iss, type: type)
+        let owner = trustAnchor.trustMarkOwners?[type]
         var delegationExpiry: Int64?
         if let delegation = claims["delegation"] {
             guard let owner else { throw .badDelegation("the trust anchor names no owner for \(type)") }
@@ -55,15 +121,18 @@ struct TrustMarkVerifier {
             throw .badDelegation("the trust anchor names an owner for \(type), so a delegation is required")
         }
 
-        let keys: JWKSet
-        do { keys = try issuerKeys(iss) } catch { throw .untrustedIssuer("no trust chain for \(iss): \(error.message)") }
+        let trust: TrustMarkIssuerTrust
+        do { trust = try issuer(iss) } catch { throw .untrustedIssuer("no trust chain for \(iss): \(error.message)") }
+        if let anchor = trust.trustAnchor, anchor != trustAnchor.subject {
+            throw .untrustedIssuer("the chain of \(iss) ends at \(anchor), not at \(trustAnchor.subject)")
+        }
         do {
-            try jws.verify(keys: keys, allowList: AlgorithmPolicy.federationDefault, expectedType: FederationType.trustMark)
+            try jws.verify(keys: trust.keys, allowList: AlgorithmPolicy.federationDefault, expectedType: FederationType.trustMark)
         } catch {
             throw .badSignature("\(error)")
         }
         if let d = delegationExpiry { expiresAt = min(expiresAt ?? d, d) }
-        return expiresAt
+        return (VerifiedTrustMark(entry: entry, issuer: iss, expiresAt: expiresAt), trust)
     }
 
     private func decode(_ compact: String, type: String) throws(TrustMarkRejection) -> (jws: JWS, claims: [String: JSONValue]) {
@@ -84,33 +153,20 @@ struct TrustMarkVerifier {
         return exp
     }
 
-    /// The anchor's `trust_mark_issuers`: absent means it restricts nobody; present, the type
-    /// must be listed, and an empty list lets anyone issue it (section 3.1.2).
-    private func checkIssuerAllowed(_ iss: String, type: String) throws(TrustMarkRejection) {
-        guard let claim = trustAnchor.claims["trust_mark_issuers"] else { return }
-        guard let byType = claim.objectValue else { throw .untrustedIssuer("trust_mark_issuers is not an object") }
-        guard let listed = byType[type] else { throw .untrustedIssuer("\(trustAnchor.subject) lists no issuers for \(type)") }
-        guard let issuers = listed.stringArray else { throw .untrustedIssuer("trust_mark_issuers for \(type) is not a list of strings") }
+    /// Rule 2 of the type's doc comment.
+    private func checkIssuerAccepted(_ iss: String, type: String) throws(TrustMarkRejection) {
+        guard let byType = trustAnchor.trustMarkIssuers else {
+            throw .untrustedIssuer("\(trustAnchor.subject) publishes no trust_mark_issuers, so it accepts no issuer")
+        }
+        guard let issuers = byType[type] else { throw .untrustedIssuer("\(trustAnchor.subject) lists no issuers for \(type)") }
         if !issuers.isEmpty && !issuers.contains(iss) {
-            throw .untrustedIssuer("\(iss) is not among the issuers \(trustAnchor.subject) allows for \(type)")
-        }
-    }
-
-    private struct Owner { let id: String; let keys: JWKSet }
-
-    private func trustMarkOwner(of type: String) throws(TrustMarkRejection) -> Owner? {
-        guard let entry = trustAnchor.claims["trust_mark_owners"]?[type] else { return nil }
-        guard let id = entry["sub"]?.stringValue, let jwksJSON = entry["jwks"] else {
-            throw .badDelegation("trust_mark_owners entry for \(type) lacks sub or jwks")
-        }
-        do { return Owner(id: id, keys: try JWKSet(json: jwksJSON)) } catch {
-            throw .badDelegation("owner keys of \(type) are not a JWK set: \(error)")
+            throw .untrustedIssuer("\(iss) is not among the issuers \(trustAnchor.subject) accepts for \(type)")
         }
     }
 
     /// Section 7.2.2: typed, signed by the owner's keys from the anchor, naming the owner as
     /// issuer and the mark's issuer as subject, for the same type, and current.
-    private func verifyDelegation(_ compact: String, owner: Owner, issuer: String, type: String) throws(TrustMarkRejection) -> Int64? {
+    private func verifyDelegation(_ compact: String, owner: TrustMarkOwner, issuer: String, type: String) throws(TrustMarkRejection) -> Int64? {
         let decoded: (jws: JWS, claims: [String: JSONValue])
         do { decoded = try decode(compact, type: FederationType.trustMarkDelegation) } catch {
             throw .badDelegation("\(error)")
@@ -123,7 +179,7 @@ struct TrustMarkVerifier {
         do { exp = try checkTime(claims) } catch { throw .badDelegation("\(error)") }
         do {
             try jws.verify(keys: owner.keys, allowList: AlgorithmPolicy.federationDefault,
-                               expectedType: FederationType.trustMarkDelegation)
+                           expectedType: FederationType.trustMarkDelegation)
         } catch {
             throw .badDelegation("signature does not verify with the owner's keys: \(error)")
         }
@@ -132,21 +188,58 @@ struct TrustMarkVerifier {
 }
 
 extension FederationHost {
-    /// The marks among `entries` that validate against `trustAnchor` (section 7.3), each with
-    /// the time it stops being valid; the resolver publishes only these. Invalid marks are
-    /// dropped, never an error: a bad mark says nothing against the entity's chain.
+    /// The marks among `entries` that pass every rule of `TrustMarkVerifier` against
+    /// `trustAnchor`, each with the time it stops being valid; the resolver publishes only
+    /// these. Invalid or inactive marks are dropped, never an error: a bad mark says nothing
+    /// against the entity's chain. `issuer` resolves a chain for a mark's issuer (to the same
+    /// anchor); `status` asks remote issuers' status endpoints and caches their answers.
     public func verifiedTrustMarks(_ entries: [TrustMarkEntry], subject: String, trustAnchor: EntityStatement,
-                                   issuerKeys: (String) throws(FederationError) -> JWKSet,
-                                   now: Int64) -> [(entry: TrustMarkEntry, expiresAt: Int64?)] {
+                                   issuer: (String) throws(FederationError) -> TrustMarkIssuerTrust,
+                                   status: TrustMarkStatusChecker, now: Int64) -> TrustMarkVerification {
         let verifier = TrustMarkVerifier(trustAnchor: trustAnchor, now: now, skew: limits.clockSkew)
-        var out: [(entry: TrustMarkEntry, expiresAt: Int64?)] = []
+        var kept: [VerifiedTrustMark] = []
+        var remote = false
         for entry in entries {
             do {
-                out.append((entry, try verifier.verify(entry, subject: subject, issuerKeys: issuerKeys)))
+                let (mark, trust) = try verifier.verify(entry, subject: subject, issuer: issuer)
+                if entities[mark.issuer] != nil {
+                    try checkLocallyActive(mark, subject: subject)
+                } else if let endpoint = trust.statusEndpoint {
+                    remote = true
+                    try status.checkActive(mark.entry.trustMark, issuer: mark.issuer, endpoint: endpoint, keys: trust.keys, now: now)
+                }
+                kept.append(mark)
             } catch {
                 logger.debug("trust mark \(entry.trustMarkType) of \(subject) dropped: \(error)")
             }
         }
-        return out
+        return TrustMarkVerification(marks: kept, dependsOnRemoteStatus: remote)
+    }
+
+    /// The signature-only form used before status checks existed: local revocations are still
+    /// honoured, remote issuers are not asked. Kept while the resolver moves to the form above.
+    @available(*, deprecated, message: "use verifiedTrustMarks(_:subject:trustAnchor:issuer:status:now:)")
+    public func verifiedTrustMarks(_ entries: [TrustMarkEntry], subject: String, trustAnchor: EntityStatement,
+                                   issuerKeys: (String) throws(FederationError) -> JWKSet,
+                                   now: Int64) -> [VerifiedTrustMark] {
+        verifiedTrustMarks(entries, subject: subject, trustAnchor: trustAnchor,
+                           issuer: { id throws(FederationError) in TrustMarkIssuerTrust(keys: try issuerKeys(id)) },
+                           status: TrustMarkStatusChecker(client: nil), now: now).marks
+    }
+
+    /// Rule 5 for an issuer hosted here: the records the status endpoint answers from. A record
+    /// revoked, or a standing revocation of (issuer, type, subject), means not active; a mark
+    /// with no record (the signature already showed it is ours) is active unless revoked that way.
+    private func checkLocallyActive(_ mark: VerifiedTrustMark, subject: String) throws(TrustMarkRejection) {
+        let revokedRecord: Bool
+        let standing: Bool
+        do {
+            revokedRecord = try trustMarkRepository.find(id: TrustMarkID.of(mark.entry.trustMark))?.revokedAt != nil
+            standing = try trustMarkRepository.revocation(issuer: mark.issuer, trustMarkType: mark.entry.trustMarkType,
+                                                         subject: subject) != nil
+        } catch {
+            throw .notActive("reading revocations failed: \(error)")
+        }
+        if revokedRecord || standing { throw .notActive("revoked by \(mark.issuer)") }
     }
 }

@@ -1,0 +1,122 @@
+extension CBORValue {
+    /// Core deterministic encoding (RFC 8949 §4.2.1): shortest heads, definite lengths only,
+    /// floats in the shortest width that keeps their value, and map entries sorted by the
+    /// bytewise order of their encoded keys. Two equal values always encode to the same bytes,
+    /// which is what a signature or a digest (an mdoc's valueDigests) needs.
+    ///
+    /// A map built with the same key twice keeps the last pair, as a dictionary literal would:
+    /// a map with duplicate keys is not valid CBOR (§5.6), so it is never written.
+    public func encoded() -> [UInt8] {
+        var out: [UInt8] = []
+        encode(into: &out)
+        return out
+    }
+
+    public func encode(into out: inout [UInt8]) {
+        switch self {
+        case .unsigned(let u): Self.writeHead(0, u, into: &out)
+        case .negative(let n): Self.writeHead(1, n, into: &out)
+        case .bytes(let b):
+            Self.writeHead(2, UInt64(b.count), into: &out)
+            out += b
+        case .text(let s):
+            Self.writeHead(3, UInt64(s.utf8.count), into: &out)
+            out += s.utf8
+        case .array(let a):
+            Self.writeHead(4, UInt64(a.count), into: &out)
+            for v in a { v.encode(into: &out) }
+        case .map(let entries):
+            let sorted = Self.sortedEncodedEntries(entries)
+            Self.writeHead(5, UInt64(sorted.count), into: &out)
+            for (key, value) in sorted { out += key; out += value }
+        case .tagged(let tag, let v):
+            Self.writeHead(6, tag, into: &out)
+            v.encode(into: &out)
+        case .simple(let v):
+            if v < 24 { out.append(0xe0 | v) } else { out += [0xf8, v] }
+        case .bool(let b): out.append(b ? 0xf5 : 0xf4)
+        case .null: out.append(0xf6)
+        case .undefined: out.append(0xf7)
+        case .float(let d): CBORFloat.writeShortest(d, into: &out)
+        }
+    }
+
+    /// The shortest head for `argument` (§4.2.1: preferred serialization of integers/lengths).
+    static func writeHead(_ major: UInt8, _ argument: UInt64, into out: inout [UInt8]) {
+        let m = major << 5
+        switch argument {
+        case 0..<24: out.append(m | UInt8(argument))
+        case 24...0xff: out += [m | 24, UInt8(argument)]
+        case 0x100...0xffff: out.append(m | 25); appendBigEndian(argument, bytes: 2, into: &out)
+        case 0x1_0000...0xffff_ffff: out.append(m | 26); appendBigEndian(argument, bytes: 4, into: &out)
+        default: out.append(m | 27); appendBigEndian(argument, bytes: 8, into: &out)
+        }
+    }
+
+    static func appendBigEndian(_ v: UInt64, bytes: Int, into out: inout [UInt8]) {
+        for shift in stride(from: (bytes - 1) * 8, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+    }
+
+    /// Entries as (key bytes, value bytes), sorted by key bytes; equal encoded keys keep the
+    /// last value.
+    private static func sortedEncodedEntries(_ entries: [CBORMapEntry]) -> [([UInt8], [UInt8])] {
+        var byKey: [[UInt8]: [UInt8]] = [:]
+        byKey.reserveCapacity(entries.count)
+        for entry in entries { byKey[entry.key.encoded()] = entry.value.encoded() }
+        return byKey.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+    }
+}
+
+/// IEEE 754 width conversions for CBOR floats (RFC 8949 §3.3, Appendix D). Done on bit
+/// patterns because Float16 is not available on every platform Swift targets.
+enum CBORFloat {
+    static func double(fromHalf half: UInt16) -> Double {
+        let sign: FloatingPointSign = half & 0x8000 != 0 ? .minus : .plus
+        let exponent = Int(half >> 10) & 0x1f
+        let mantissa = Double(half & 0x3ff)
+        switch exponent {
+        case 0: return Double(sign: sign, exponent: -24, significand: mantissa)
+        case 31: return mantissa == 0 ? (sign == .minus ? -.infinity : .infinity) : .nan
+        default: return Double(sign: sign, exponent: exponent - 25, significand: mantissa + 1024)
+        }
+    }
+
+    /// The half-precision bits for `d` when the conversion is exact, else nil.
+    static func halfBits(exactly d: Double) -> UInt16? {
+        let f = Float(d)
+        guard Double(f) == d else { return nil }
+        let bits = f.bitPattern
+        let sign = UInt16(bits >> 16) & 0x8000
+        let exponent = Int((bits >> 23) & 0xff)
+        let mantissa = bits & 0x7f_ffff
+        if exponent == 0xff { return sign | 0x7c00 } // infinity (NaN is handled by the caller)
+        if exponent == 0 { return mantissa == 0 ? sign : nil } // zero; float subnormals are too small
+        let e = exponent - 127
+        if e > 15 { return nil }
+        if e >= -14 {
+            guard mantissa & 0x1fff == 0 else { return nil }
+            return sign | UInt16(e + 15) << 10 | UInt16(mantissa >> 13)
+        }
+        // Half subnormal: value = m × 2^-24 with m < 1024.
+        guard e >= -24 else { return nil }
+        let full = mantissa | 0x80_0000
+        let shift = UInt32(-(e + 1))
+        guard full & ((1 << shift) - 1) == 0 else { return nil }
+        return sign | UInt16(full >> shift)
+    }
+
+    /// Shortest of half, single and double that round-trips (§4.2.1); NaN as 0xf97e00 (§4.2.2).
+    static func writeShortest(_ d: Double, into out: inout [UInt8]) {
+        if d.isNaN { out += [0xf9, 0x7e, 0x00]; return }
+        if let half = halfBits(exactly: d) {
+            out.append(0xf9)
+            CBORValue.appendBigEndian(UInt64(half), bytes: 2, into: &out)
+        } else if Double(Float(d)) == d {
+            out.append(0xfa)
+            CBORValue.appendBigEndian(UInt64(Float(d).bitPattern), bytes: 4, into: &out)
+        } else {
+            out.append(0xfb)
+            CBORValue.appendBigEndian(d.bitPattern, bytes: 8, into: &out)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import XCTest
+@testable import Support
+
+final class LockedTests: XCTestCase {
+    func testConcurrentIncrementsAllLand() {
+        let counter = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<1000 { counter.withLock { $0 += 1 } }
+        }
+        XCTAssertEqual(counter.current, 8000)
+    }
+
+    func testManualClockMoves() {
+        let clock = ManualClock(100)
+        clock.advance(5)
+        XCTAssertEqual(clock.now(), 105)
+        clock.set(7)
+        XCTAssertEqual(clock.now(), 7)
+    }
+}
+
+final class EncodingTests: XCTestCase {
+    func testHexRoundTripAndRejects() {
+        XCTAssertEqual(Hex.encode([0x00, 0xAB, 0xFF]), "00abff")
+        XCTAssertEqual(Hex.decode("00ABff"), [0x00, 0xAB, 0xFF])
+        XCTAssertNil(Hex.decode("abc"))
+        XCTAssertNil(Hex.decode("zz"))
+    }
+
+    func testParametersRules() throws {
+        let p = Parameters(encoded: "a=1&b=x+y&a=2&empty=&c=%2Fz")
+        XCTAssertEqual(p.all("a"), ["1", "2"])
+        XCTAssertEqual(try p.single("b"), "x y")
+        XCTAssertEqual(try p.single("c"), "/z")
+        XCTAssertThrowsError(try p.single("a")) { XCTAssertEqual($0 as? ParameterError, .repeated("a")) }
+        XCTAssertThrowsError(try p.single("empty")) { XCTAssertEqual($0 as? ParameterError, .missing("empty")) }
+        XCTAssertNil(try p.optional("empty"))
+        XCTAssertThrowsError(try Parameters(encoded: "t=yes").bool("t"))
+        XCTAssertEqual(try Parameters(encoded: "t=true").bool("t"), true)
+    }
+
+    func testEncodedRoundTrips() {
+        let p = Parameters(pairs: [("redirect_uri", "https://w.example/cb?x=1&y=2"), ("state", "a b/ü")])
+        let back = Parameters(encoded: p.encoded)
+        XCTAssertEqual(back.all("redirect_uri"), ["https://w.example/cb?x=1&y=2"])
+        XCTAssertEqual(back.all("state"), ["a b/ü"])
+        XCTAssertFalse(p.encoded.contains(" "))
+    }
+}
+
+final class WorkPoolTests: XCTestCase {
+    func testRunsJobsOffTheCallerAndBoundsTheQueue() {
+        let pool = WorkPool(name: "test", threads: 2, queueLimit: 2)
+        defer { pool.shutdown() }
+        let gate = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        // Two blockers occupy both threads; two more fit the queue; the fifth is refused.
+        XCTAssertTrue(pool.submit { gate.wait(); done.signal() })
+        XCTAssertTrue(pool.submit { gate.wait(); done.signal() })
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertTrue(pool.submit { done.signal() })
+        XCTAssertTrue(pool.submit { done.signal() })
+        XCTAssertFalse(pool.submit { done.signal() })
+        gate.signal(); gate.signal()
+        for _ in 0..<4 { XCTAssertEqual(done.wait(timeout: .now() + 2), .success) }
+    }
+
+    func testShutdownRefusesNewWork() {
+        let pool = WorkPool(name: "test", threads: 1, queueLimit: 4)
+        pool.shutdown()
+        XCTAssertFalse(pool.submit {})
+    }
+}
