@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <string.h>
+#include <strings.h>
 #include <microhttpd.h>
 
 /*
@@ -118,7 +119,8 @@ trustbed_mhd_start (const char *host, uint16_t port,
   socklen_t address_length = trustbed_mhd_sockaddr (host, port, &address);
   if (0 == address_length)
     return NULL;
-  unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD;
+  /* Suspend/resume lets a request wait on another host without holding a worker thread. */
+  unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME;
   flags |= (MHD_YES == MHD_is_feature_supported (MHD_FEATURE_EPOLL)) ? MHD_USE_EPOLL : MHD_USE_POLL;
   if (AF_INET6 == address.ss_family)
     flags |= MHD_USE_IPv6;
@@ -214,6 +216,37 @@ static inline const char *
 trustbed_mhd_request_header (struct MHD_Connection *connection, const char *name)
 {
   return MHD_lookup_connection_value (connection, MHD_HEADER_KIND, name);
+}
+
+/* Stops the scan at the first header that carries credentials (see below). */
+static inline enum MHD_Result
+trustbed_credential_header (void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                            const char *value, size_t value_size)
+{
+  (void) kind;
+  (void) value;
+  (void) value_size;
+  if ( ( (13 == key_size) && (0 == strncasecmp (key, "Authorization", 13)) ) ||
+       ( (4 == key_size) && (0 == strncasecmp (key, "DPoP", 4)) ) ||
+       ( (6 == key_size) && (0 == strncasecmp (key, "Cookie", 6)) ) )
+  {
+    *(int *) cls = 1;
+    return MHD_NO;
+  }
+  return MHD_YES;
+}
+
+/*
+ * 1 when the request has an Authorization, DPoP or Cookie header: its answer may be meant for
+ * that client alone, so it is never taken from or put into the shared memo. One pass over the
+ * headers, no allocation.
+ */
+static inline int
+trustbed_mhd_has_credentials (struct MHD_Connection *connection)
+{
+  int found = 0;
+  (void) MHD_get_connection_values_n (connection, MHD_HEADER_KIND, &trustbed_credential_header, &found);
+  return found;
 }
 
 /* A response owning a copy of `size` bytes at `data` (data may be NULL when size is 0). */

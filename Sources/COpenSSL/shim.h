@@ -11,6 +11,7 @@
 #include <openssl/core_names.h>
 #include <openssl/param_build.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 #include <openssl/kdf.h>
 #include <openssl/crypto.h>
 #endif

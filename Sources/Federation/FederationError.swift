@@ -28,7 +28,7 @@ public enum FederationError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 
-    public var status: Int {
+    public var httpStatus: Int {
         switch self {
         case .invalidRequest, .invalidTrustChain, .invalidMetadata, .unsupportedParameter: return 400
         case .invalidClient: return 401

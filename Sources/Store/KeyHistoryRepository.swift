@@ -26,9 +26,10 @@ public struct KeyHistoryRepository: Sendable {
         guard changed > 0 else { throw .notFound }
     }
 
-    /// Marks a key compromised or otherwise revoked. Revoking again keeps the first time and
+    /// Marks a key compromised or otherwise revoked; `reason` may be nil (OpenID Federation 1.0
+    /// §8.7.3 lets the historical keys response omit it). Revoking again keeps the first time and
     /// reason. Throws `.notFound` for an unknown key.
-    public func revoke(entity: String, kid: String, at time: Int64, reason: String) throws(StoreError) {
+    public func revoke(entity: String, kid: String, at time: Int64, reason: String?) throws(StoreError) {
         // In an UPDATE, SQLite evaluates every right-hand side against the old row, so the
         // CASE sees the revoked_at from before this statement.
         let changed = try database.executeCountingChanges("""
@@ -36,7 +37,7 @@ public struct KeyHistoryRepository: Sendable {
             SET revoked_at = COALESCE(revoked_at, ?),
                 revocation_reason = CASE WHEN revoked_at IS NULL THEN ? ELSE revocation_reason END
             WHERE entity = ? AND kid = ?
-            """, [.integer(time), .text(reason), .text(entity), .text(kid)])
+            """, [.integer(time), SQLValue(reason), .text(entity), .text(kid)])
         guard changed > 0 else { throw .notFound }
     }
 

@@ -4,7 +4,7 @@ import JSON
 
 /// One file of `Entities/` as written, before names are turned into entity IDs. The format is a
 /// contract other tools rely on (README "The Entities/ file format"): extend it, never rename.
-struct EntityFile {
+struct EntityFile: Sendable {
     let name: String
     let file: String
     let entityID: String?

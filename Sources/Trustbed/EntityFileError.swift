@@ -1,5 +1,5 @@
 /// A problem in one file of `Entities/`; start-up stops with this message, which names the file and the field.
-public struct EntityFileError: Error, Equatable, CustomStringConvertible {
+public struct EntityFileError: Error, Equatable, Sendable, CustomStringConvertible {
     public let file: String
     public let field: String?
     public let message: String

@@ -1,166 +1,182 @@
 import Support
 import Cryptography
 import Federation
-import Foundation
 import JOSE
 import JSON
 import Store
 
-/// Entity keys: private keys as PEM files in `Keys/<name>/<kid>.pem` (mode 0600, created once,
-/// never overwritten) with `Keys/<name>/active` naming the signing key, and every key's public
-/// history in the database. A snapshot: `keys rotate` writes new files and the server reloads.
+/// Entity keys: private keys as PEM files in `Keys/<name>/` (see `KeyFiles`) and every key's
+/// public history in the database.
+///
+/// Lazy: creating a manager does no I/O. An entity's key is read (or generated, on first start)
+/// the first time something signs for it or publishes its keys, exactly once even when many
+/// requests arrive together, and its history is read from the database at that moment and kept,
+/// so serving `jwks` costs no query. 100,000 entities therefore start at once, and an entity
+/// nobody asks for never costs a key.
 public final class KeyManager: KeyProvider, @unchecked Sendable {
-    private struct EntityKeys {
+    /// What an entity needs from its file: its key name and algorithm.
+    private struct Entity {
         let name: String
-        let signing: SigningKey
-        let activeJWK: JWK
+        let algorithm: SignatureAlgorithm
+        let lifetime: Int64
     }
 
-    private let byID: [String: EntityKeys]
+    /// One entity's loaded keys; immutable once loaded.
+    private struct Loaded {
+        let signing: SigningKey
+        let activeJWK: JWK
+        let records: [KeyRecord]
+    }
+
+    /// The once-guard of one entity: the first caller loads under the exclusive lock, later
+    /// callers (and callers that waited) find the value.
+    private final class Slot: Sendable {
+        let algorithm: SignatureAlgorithm
+        let state = Locked<Loaded?>(nil)
+        init(algorithm: SignatureAlgorithm) { self.algorithm = algorithm }
+    }
+
+    private let directory: String
+    private let byID: [String: Entity]
     private let history: KeyHistoryRepository
     private let clock: Clock
+    /// Entity name → slot, created on first use.
+    private let slots: Locked<[String: Slot]>
+    /// "name/kid" → parsed key, shared with managers that reuse this one: a PEM never changes
+    /// (never overwritten), so a key once parsed is never parsed again.
+    private let parsed: Locked<[String: SigningKey]>
 
-    /// Loads every entity's active key, generating one on first start.
-    public init(directory: String, entities: [HostedEntity], database: Database, clock: Clock) throws {
+    /// No I/O happens here. With `reusing`, entities whose name and `signing_alg` are unchanged
+    /// keep the keys and history the previous manager loaded (call `invalidate()` on it first
+    /// when keys or the history changed underneath, e.g. after the CLI bumped the change counter).
+    public init(directory: String, entities: [HostedEntity], database: Database, clock: Clock, reusing previous: KeyManager? = nil) {
+        self.directory = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         history = KeyHistoryRepository(database: database)
         self.clock = clock
-        var map: [String: EntityKeys] = [:]
-        try KeyFiles.ensureDirectory(directory)
-        for e in entities {
-            let files = KeyFiles(root: directory, name: e.name)
-            let key = try files.loadActive() ?? files.create(algorithm: e.signingAlgorithm)
-            var signing = key
-            // A changed `signing_alg` means a new key of the right type; the old one becomes historical.
-            if !key.privateKey.publicKey.fits(e.signingAlgorithm) {
-                signing = try files.create(algorithm: e.signingAlgorithm)
-                try history.retire(entity: e.name, kid: key.kid, at: clock.now(), expiresAt: clock.now() + e.lifetime)
-            }
-            let jwk = JWK(publicKey: signing.privateKey.publicKey, algorithm: signing.algorithm)
-            try history.recordActive(entity: e.name, kid: signing.kid, jwk: jwk.jsonValue.serialized(), createdAt: clock.now())
-            map[e.entityID] = EntityKeys(name: e.name, signing: signing, activeJWK: jwk)
+        var byID: [String: Entity] = [:]
+        byID.reserveCapacity(entities.count)
+        for e in entities { byID[e.entityID] = Entity(name: e.name, algorithm: e.signingAlgorithm, lifetime: e.lifetime) }
+        self.byID = byID
+        var kept: [String: Slot] = [:]
+        if let previous, previous.directory == self.directory {
+            let wanted = Dictionary(entities.map { ($0.name, $0.signingAlgorithm) }, uniquingKeysWith: { a, _ in a })
+            kept = previous.slots.current.filter { wanted[$0.key] == $0.value.algorithm }
         }
-        byID = map
+        slots = Locked(kept)
+        parsed = previous?.parsed ?? Locked([:])
+    }
+
+    /// Forgets every loaded key pointer and history (parsed private keys stay cached), so the next
+    /// use reads `active` and the database again: for `keys rotate`/`keys revoke` from the CLI.
+    public func invalidate() {
+        slots.withLock { $0 = [:] }
+    }
+
+    /// `invalidate()` for some entities only (by name), e.g. when `Keys/<name>` appeared or went.
+    public func invalidate<Names: Sequence<String>>(entities names: Names) {
+        slots.withLock { map in for n in names { map[n] = nil } }
     }
 
     public func signingKey(for entityID: String) throws(FederationError) -> SigningKey {
-        guard let k = byID[entityID] else { throw .serverError("no key for \(entityID)") }
-        return k.signing
+        try loaded(entityID).signing
     }
 
     /// The active key, plus retired keys until their `exp` so statements signed just before a
-    /// rotation still verify while they are cached elsewhere.
+    /// rotation still verify while they are cached elsewhere. A revoked key is never published.
     public func publicKeys(for entityID: String) throws(FederationError) -> JWKSet {
-        guard let k = byID[entityID] else { throw .serverError("no key for \(entityID)") }
+        let k = try loaded(entityID)
         let now = clock.now()
         var keys = [k.activeJWK]
-        for r in records(k.name) where r.kid != k.signing.kid && r.revokedAt == nil {
+        for r in k.records where r.kid != k.signing.kid && r.revokedAt == nil {
             if let exp = r.expiresAt, exp > now, let jwk = Self.jwk(r) { keys.append(jwk) }
         }
         return JWKSet(keys: keys)
     }
 
+    /// Retired and revoked keys in the form of OpenID Federation 1.0 §8.7.2: `iat`, the required
+    /// `exp`, and for a revoked key `revoked: {revoked_at, reason?}`. The reason is left out when
+    /// none was given (§8.7.3 allows omitting it instead of sending `unspecified`).
     public func historicalKeys(for entityID: String) throws(FederationError) -> [JWK] {
-        guard let k = byID[entityID] else { throw .serverError("no key for \(entityID)") }
-        return records(k.name).filter { $0.kid != k.signing.kid && ($0.retiredAt != nil || $0.revokedAt != nil) }.compactMap { r in
+        let k = try loaded(entityID)
+        return k.records.filter { $0.kid != k.signing.kid && ($0.retiredAt != nil || $0.revokedAt != nil) }.compactMap { r in
             guard let jwk = Self.jwk(r) else { return nil }
             var extra: [String: JSONValue] = ["iat": .int(r.createdAt), "exp": .int(r.expiresAt ?? r.revokedAt ?? r.retiredAt ?? r.createdAt)]
             if let at = r.revokedAt {
-                extra["revoked"] = ["revoked_at": .int(at), "reason": .string(r.revocationReason ?? "unspecified")]
+                var revoked: [String: JSONValue] = ["revoked_at": .int(at)]
+                if let reason = r.revocationReason { revoked["reason"] = .string(reason) }
+                extra["revoked"] = .object(revoked)
             }
             return jwk.adding(extra)
         }
     }
-
-    private func records(_ name: String) -> [KeyRecord] { (try? history.keys(entity: name)) ?? [] }
 
     private static func jwk(_ r: KeyRecord) -> JWK? {
         guard let json = try? JSONValue.parse(r.jwk), let o = json.objectValue else { return nil }
         return try? JWK(json: o)
     }
 
-    /// `trustbed keys rotate`: a new active key; the old one stays published until `lifetime` has
-    /// passed (so its statements expire first) and is listed as historical from now on.
-    public static func rotate(name: String, algorithm: SignatureAlgorithm, lifetime: Int64, directory: String,
-                              database: Database, clock: Clock) throws -> (old: String?, new: String) {
-        let files = KeyFiles(root: directory, name: name)
-        let old = try files.loadActive()
-        let new = try files.create(algorithm: algorithm)
-        let now = clock.now()
-        try database.transaction { db in
-            let h = KeyHistoryRepository(database: db)
-            if let old {
-                let oldJWK = JWK(publicKey: old.privateKey.publicKey, algorithm: old.algorithm)
-                try h.recordActive(entity: name, kid: old.kid, jwk: oldJWK.jsonValue.serialized(), createdAt: now)
-                try h.retire(entity: name, kid: old.kid, at: now, expiresAt: now + lifetime)
+    // MARK: Loading on first use
+
+    private func loaded(_ entityID: String) throws(FederationError) -> Loaded {
+        guard let e = byID[entityID] else { throw .serverError("no key for \(entityID)") }
+        let slot = self.slot(e)
+        if let done = slot.state.read({ $0 }) { return done }
+        return try slot.state.withLock { (state: inout Loaded?) throws(FederationError) -> Loaded in
+            if let done = state { return done }
+            do {
+                let l = try load(e)
+                state = l
+                return l
+            } catch {
+                // Not remembered: the next request tries again (a full disk may have been freed).
+                throw .serverError("cannot load the key of \(e.name): \(error)")
             }
-            let jwk = JWK(publicKey: new.privateKey.publicKey, algorithm: new.algorithm)
-            try h.recordActive(entity: name, kid: new.kid, jwk: jwk.jsonValue.serialized(), createdAt: now)
         }
-        return (old?.kid, new.kid)
-    }
-}
-
-/// The PEM files of one entity.
-struct KeyFiles {
-    let root: String
-    let name: String
-    var directory: String { (root as NSString).appendingPathComponent(name) }
-    var activePointer: String { (directory as NSString).appendingPathComponent("active") }
-
-    static func ensureDirectory(_ path: String) throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
-    /// The key named by `active` (or, if that file is missing, the newest PEM).
-    func loadActive() throws -> SigningKey? {
-        let fm = FileManager.default
-        guard fm.fileExists(atPath: directory) else { return nil }
-        var kid = (try? String(contentsOfFile: activePointer, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if kid == nil || kid!.isEmpty {
-            let pems = try fm.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".pem") }
-            kid = try pems.max { a, b in try modified(a) < modified(b) }.map { String($0.dropLast(4)) }
+    private func slot(_ e: Entity) -> Slot {
+        if let s = slots.read({ $0[e.name] }), s.algorithm == e.algorithm { return s }
+        return slots.withLock { map in
+            if let s = map[e.name], s.algorithm == e.algorithm { return s }
+            let s = Slot(algorithm: e.algorithm)
+            map[e.name] = s
+            return s
         }
-        guard let kid, !kid.isEmpty else { return nil }
-        let path = (directory as NSString).appendingPathComponent(kid + ".pem")
-        let pem = try String(contentsOfFile: path, encoding: .utf8)
-        let key = try PrivateKey(pem: pem)
-        guard let alg = EntityFile.signingAlgorithms.first(where: key.publicKey.fits) else {
-            throw EntityFileError(file: path, field: nil, "holds a key of a type no signing algorithm fits")
+    }
+
+    private func load(_ e: Entity) throws -> Loaded {
+        let files = KeyFiles(root: directory, name: e.name)
+        let cached = { (kid: String) in self.parsed.read { $0["\(e.name)/\(kid)"] } }
+        var signing = try files.loadOrCreate(algorithm: e.algorithm, parsed: cached)
+        remember(signing, of: e.name)
+        var records = try history.keys(entity: e.name)
+        let now = clock.now()
+        // A changed `signing_alg` means a new key of the right type; the old one becomes historical.
+        if !signing.privateKey.publicKey.fits(e.algorithm) {
+            let old = signing
+            signing = try files.create(algorithm: e.algorithm)
+            remember(signing, of: e.name)
+            try record(old, of: e.name, in: records, at: now)
+            try history.retire(entity: e.name, kid: old.kid, at: now, expiresAt: now + e.lifetime)
+            records = try history.keys(entity: e.name)
         }
-        let actualKid = JWK(publicKey: key.publicKey).thumbprint()
-        return SigningKey(privateKey: key, algorithm: alg, kid: actualKid)
+        if try record(signing, of: e.name, in: records, at: now) { records = try history.keys(entity: e.name) }
+        return Loaded(signing: signing, activeJWK: Self.publicJWK(signing), records: records)
     }
 
-    private func modified(_ file: String) throws -> Date {
-        let attrs = try FileManager.default.attributesOfItem(atPath: (directory as NSString).appendingPathComponent(file))
-        return attrs[.modificationDate] as? Date ?? .distantPast
+    /// Adds the key to the history unless it is there; true if it was added.
+    @discardableResult
+    private func record(_ key: SigningKey, of name: String, in records: [KeyRecord], at now: Int64) throws -> Bool {
+        guard !records.contains(where: { $0.kid == key.kid }) else { return false }
+        try history.recordActive(entity: name, kid: key.kid, jwk: Self.publicJWK(key).jsonValue.serialized(), createdAt: now)
+        return true
     }
 
-    /// Generates a key, writes it with O_EXCL (never overwriting) and mode 0600, then points `active` at it.
-    func create(algorithm: SignatureAlgorithm) throws -> SigningKey {
-        try Self.ensureDirectory(directory)
-        let key = try PrivateKey(generatingFor: algorithm)
-        let kid = JWK(publicKey: key.publicKey).thumbprint()
-        let path = (directory as NSString).appendingPathComponent(kid + ".pem")
-        try Self.writeExclusive(path, try key.pemPKCS8())
-        let tmp = activePointer + ".tmp"
-        try? FileManager.default.removeItem(atPath: tmp)
-        try Self.writeExclusive(tmp, kid + "\n")
-        guard rename(tmp, activePointer) == 0 else { throw CocoaError(.fileWriteUnknown) }
-        return SigningKey(privateKey: key, algorithm: algorithm, kid: kid)
+    private func remember(_ key: SigningKey, of name: String) {
+        parsed.withLock { $0["\(name)/\(key.kid)"] = key }
     }
 
-    static func writeExclusive(_ path: String, _ text: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else { throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: path]) }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
-            written += n
-        }
-        guard fsync(fd) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+    static func publicJWK(_ key: SigningKey) -> JWK {
+        JWK(publicKey: key.privateKey.publicKey, algorithm: key.algorithm)
     }
 }

@@ -6,9 +6,14 @@ public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port: UInt16 = 8080
     public var baseURL: String?
-    /// URL prefixes the resolver may fetch remote statements from; empty: any http(s) URL.
+    /// URL prefixes the resolver may fetch from besides the origins the entity files name.
     public var fetchAllow: [String] = []
-    /// How often the server looks for changes made by other processes (CLI) or to entity files.
+    /// Budget of the signed-statement cache (least recently used statements are re-signed).
+    public var statementCacheBytes = 64 << 20
+    /// Threads for resolves that wait on other hosts, and how many such resolves may queue.
+    public var remoteThreads = 32
+    public var remoteQueue = 256
+    /// How often the server looks for changes the CLI signals through the database.
     public var reloadInterval: Double = 1
     /// How often expired remote statements are deleted from the database cache.
     public var purgeInterval: Double = 600

@@ -1,4 +1,5 @@
 import Federation
+import HTTP
 import JSON
 import Support
 
@@ -26,10 +27,8 @@ struct ServerIndex: Sendable {
         self.baseURL = baseURL
     }
 
-    enum PageError: Error { case invalid(String) }
-
     /// The page at `offset` of at most `limit` entities; `next` is absent on the last page.
-    func page(_ parameters: Parameters) throws(PageError) -> JSONValue {
+    func page(_ parameters: Parameters) throws(HTTPError) -> JSONValue {
         let offset = try Self.number(parameters, "offset", default: 0, range: 0...Int.max)
         let limit = try Self.number(parameters, "limit", default: Self.defaultLimit, range: 1...Self.maxLimit)
         let slice = rows.dropFirst(offset).prefix(limit)
@@ -53,12 +52,12 @@ struct ServerIndex: Sendable {
         return .object(out)
     }
 
-    private static func number(_ p: Parameters, _ name: String, default value: Int, range: ClosedRange<Int>) throws(PageError) -> Int {
+    private static func number(_ p: Parameters, _ name: String, default value: Int, range: ClosedRange<Int>) throws(HTTPError) -> Int {
         let text: String?
-        do { text = try p.optional(name) } catch { throw .invalid("\(error)") }
+        do { text = try p.optional(name) } catch { throw .badRequest("\(error)") }
         guard let text else { return value }
         guard let n = Int(text), range.contains(n) else {
-            throw .invalid("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound == Int.max ? "" : String(range.upperBound))")
+            throw .badRequest("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound == Int.max ? "" : String(range.upperBound))")
         }
         return n
     }

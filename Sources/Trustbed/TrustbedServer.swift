@@ -1,28 +1,29 @@
-import Support
 import Federation
 import Foundation
 import HTTP
 import JSON
 import Logging
 import Store
+import Support
 
-/// The composition root: loads `Entities/` and `Keys/`, opens the database, serves HTTP, and
-/// swaps in a fresh `FederationHost` whenever entity files, keys or revocations change (the CLI
-/// signals those through the database), so changes apply without a restart.
-public final class TrustbedServer: @unchecked Sendable {
-    /// What a request reads, swapped whole on reload. A class, so taking a snapshot per request
-    /// is one retain rather than one per field.
+/// The composition root: loads `Entities/` and `Keys/`, opens the database, mounts every
+/// entity's services on one `Site`, serves HTTP, and swaps in a fresh host and site whenever
+/// entity files, keys or revocations change, so changes apply without a restart.
+public final class TrustbedServer: Sendable {
+    /// What a request reads, swapped whole on reload.
     private final class State: Sendable {
+        let catalog: EntityCatalog
+        let keys: KeyManager
         let host: FederationHost
-        let router: EntityRouter
-        let index: HTTPResponse
-        let fingerprint: String
+        let site: Site<String>
+        let fetchOrigins: Set<String>
 
-        init(host: FederationHost, router: EntityRouter, index: HTTPResponse, fingerprint: String) {
+        init(catalog: EntityCatalog, keys: KeyManager, host: FederationHost, site: Site<String>, fetchOrigins: Set<String>) {
+            self.catalog = catalog
+            self.keys = keys
             self.host = host
-            self.router = router
-            self.index = index
-            self.fingerprint = fingerprint
+            self.site = site
+            self.fetchOrigins = fetchOrigins
         }
     }
 
@@ -30,71 +31,91 @@ public final class TrustbedServer: @unchecked Sendable {
     private let logger: Logger
     private let clock: Clock
     private let database: Database
-    private let fetcher: StatementFetcher
+    /// Injected by tests; otherwise built from the fetch scope at each load.
+    private let fixedFetcher: StatementFetcher?
+    /// Resolves that wait on other hosts run here, never on an HTTP worker.
+    private let remoteWork: WorkPool
     private let state: Locked<State>
-    private var http: HTTPServer?
-    private var monitor: Thread?
-    private let stopping = NSCondition()
-    private var stopped = false
+    private let changeCounter: Locked<String>
+    private let running = Locked<(http: HTTPServer?, watcher: FileWatcher?, stopped: Bool)>((nil, nil, false))
+    private let stopping = DispatchSemaphore(value: 0)
 
     public init(configuration: ServerConfiguration, logger: Logger, clock: Clock = SystemClock(),
                 fetcher: StatementFetcher? = nil) throws {
         self.configuration = configuration
         self.logger = logger
         self.clock = clock
-        self.fetcher = fetcher ?? HTTPStatementFetcher(allowedPrefixes: configuration.fetchAllow)
+        fixedFetcher = fetcher
         database = try Database(path: configuration.databasePath)
-        state = Locked(try Self.load(configuration, database: database, clock: clock, fetcher: self.fetcher, logger: logger))
+        remoteWork = WorkPool(name: "trustbed-remote", threads: configuration.remoteThreads, queueLimit: configuration.remoteQueue)
+        changeCounter = Locked(Self.counter(database))
+        let catalog = try EntityCatalog.load(directory: configuration.entitiesDirectory, baseURL: configuration.effectiveBaseURL)
+        let keys = KeyManager(directory: configuration.keysDirectory, entities: catalog.entities, database: database, clock: clock)
+        state = Locked(Self.assemble(catalog, previous: nil, keys: keys, configuration: configuration, database: database,
+                                     clock: clock, fixedFetcher: fetcher, remoteWork: remoteWork, logger: logger))
     }
 
-    private static let healthy = HTTPResponse.json(["status": "ok"]).prepared()
-
     public var host: FederationHost { state.read { $0.host } }
-    public var boundPort: UInt16 { http?.boundPort ?? configuration.port }
+    public var boundPort: UInt16 { running.read { $0.http?.boundPort } ?? configuration.port }
 
     public func start() throws {
         var httpConfig = HTTPServerConfiguration()
         httpConfig.host = configuration.host
         httpConfig.port = configuration.port
-        // unowned(unsafe): a checked unowned reference costs an atomic operation per request. Safe,
-        // because the reload thread below holds this object until stop(), which ends the HTTP
-        // server and so every handler call.
-        let server = HTTPServer(configuration: httpConfig, logger: logger) { [unowned(unsafe) self] request in self.handle(request) }
+        let state = self.state
+        let server = HTTPServer(configuration: httpConfig, logger: logger) { request in state.current.site.respond(to: request) }
         try server.start()
-        http = server
-        let t = Thread { self.watch() }
-        t.name = "trustbed-reload"
-        t.start()
-        monitor = t
+        // Keys/: only removals matter; the server itself creates an entity's folder on first use,
+        // and the CLI signals rotations and revocations through the database.
+        let watcher = try FileWatcher(directories: [configuration.entitiesDirectory, configuration.keysDirectory],
+                                      removalsOnly: [configuration.keysDirectory]) { [weak self] paths in
+            self?.filesChanged(paths)
+        }
+        running.withLock { $0 = (server, watcher, false) }
+        let poller = Thread { [self] in pollChangeCounter() }
+        poller.name = "trustbed-changes"
+        poller.start()
         logger.info("serving \(host.entities.count) entities at \(configuration.effectiveBaseURL)")
     }
 
     public func stop() {
-        stopping.withLock { stopped = true; stopping.broadcast() }
-        http?.stop()
-    }
-
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let s = state.current
-        if request.path == "/health" { return Self.healthy }
-        if request.path == "/" { return s.index }
-        guard let (entityID, rest) = s.router.match(request),
-              let response = s.host.handle(entityID: entityID, path: String(rest), request: request) else {
-            return .error(status: 404, code: "not_found", description: "nothing is served at \(request.path)")
+        let (http, watcher) = running.withLock { r -> (HTTPServer?, FileWatcher?) in
+            r.stopped = true
+            return (r.http, r.watcher)
         }
-        return response
+        stopping.signal()
+        watcher?.stop()
+        http?.stop()
+        remoteWork.shutdown()
     }
 
-    /// Polls for changes; cheap (a small query and a few stat calls) and off the request path.
-    private func watch() {
-        var nextPurge = Date()
-        while true {
-            let done = stopping.withLock { () -> Bool in
-                if !stopped { _ = stopping.wait(until: Date(timeIntervalSinceNow: configuration.reloadInterval)) }
-                return stopped
+    /// An edit under `Entities/` reloads the catalog; a key folder removed by hand makes that
+    /// entity's key be read (or created) again.
+    private func filesChanged(_ paths: Set<String>) {
+        let keysDirectory = watchedPath(configuration.keysDirectory)
+        let keys = state.read { $0.keys }
+        var removedKeys: [String] = []
+        for path in paths where path == keysDirectory || path.hasPrefix(keysDirectory + "/") {
+            if path == keysDirectory { keys.invalidate() } else { removedKeys.append(String(path.dropFirst(keysDirectory.count + 1))) }
+        }
+        keys.invalidate(entities: removedKeys)
+        reload(keysChanged: false)
+    }
+
+    private func watchedPath(_ directory: String) -> String {
+        directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+    }
+
+    /// The CLI (`keys rotate`, `keys revoke`, `trust-mark revoke`) changes the database and bumps a
+    /// counter there; one small query a second is all an idle server does (files are watched
+    /// through inotify), and it also purges expired remote statements every `purgeInterval`.
+    private func pollChangeCounter() {
+        var nextPurge = Date(timeIntervalSinceNow: configuration.purgeInterval)
+        while stopping.wait(timeout: .now() + configuration.reloadInterval) == .timedOut {
+            let current = Self.counter(database)
+            if changeCounter.withLock({ c in defer { c = current }; return c != current }) {
+                reload(keysChanged: true)
             }
-            if done { return }
-            reloadIfChanged()
             if Date() >= nextPurge {
                 purgeExpiredStatements()
                 nextPurge = Date(timeIntervalSinceNow: configuration.purgeInterval)
@@ -113,62 +134,64 @@ public final class TrustbedServer: @unchecked Sendable {
         }
     }
 
-    /// Rebuilds the host when something changed. A broken edit to an entity file is logged and the
-    /// running federation keeps serving; only start-up refuses bad files.
+    /// Checks the change counter and reloads when another process changed keys or revocations;
+    /// tests call it instead of waiting for the poller.
     public func reloadIfChanged() {
-        let current = Self.fingerprint(configuration, database: database)
-        guard current != state.read({ $0.fingerprint }) else { return }
+        let current = Self.counter(database)
+        if changeCounter.withLock({ c in defer { c = current }; return c != current }) { reload(keysChanged: true) }
+    }
+
+    /// Rebuilds the host and the site. Files that did not change are not parsed again; a broken
+    /// edit is logged and the running federation keeps serving (only start-up refuses bad files).
+    public func reload(keysChanged: Bool) {
+        let previous = state.current
         do {
-            let next = try Self.load(configuration, database: database, clock: clock, fetcher: fetcher, logger: logger)
+            let catalog = try EntityCatalog.load(directory: configuration.entitiesDirectory, baseURL: configuration.effectiveBaseURL,
+                                                 reusing: previous.catalog.sources)
+            if keysChanged { previous.keys.invalidate() }
+            let keys = KeyManager(directory: configuration.keysDirectory, entities: catalog.entities, database: database,
+                                  clock: clock, reusing: previous.keys)
+            let next = Self.assemble(catalog, previous: previous, keys: keys, configuration: configuration, database: database,
+                                     clock: clock, fixedFetcher: fixedFetcher, remoteWork: remoteWork, logger: logger)
             state.withLock { $0 = next }
             // Answers the HTTP server reuses came from the old host.
-            http?.clearMemo()
-            logger.info("reloaded entities, keys and trust mark state")
+            running.read { $0.http }?.clearMemo()
+            logger.info("reloaded: \(catalog.entities.count) entities")
         } catch {
             logger.error("reload failed, still serving the previous configuration: \(error)")
-            // Remember the fingerprint so a broken file is reported once, not every second.
-            state.withLock { $0 = State(host: $0.host, router: $0.router, index: $0.index, fingerprint: current) }
         }
     }
 
-    private static func load(_ c: ServerConfiguration, database: Database, clock: Clock, fetcher: StatementFetcher,
-                             logger: Logger) throws -> State {
-        let fingerprint = fingerprint(c, database: database)
-        let catalog = try EntityCatalog.load(directory: c.entitiesDirectory, baseURL: c.effectiveBaseURL)
-        let keys = try KeyManager(directory: c.keysDirectory, entities: catalog.entities, database: database, clock: clock)
-        let host = FederationHost(entities: catalog.entities, keys: keys, clock: clock, database: database, fetcher: fetcher, logger: logger)
-        let router = EntityRouter(entityIDs: catalog.entities.map(\.entityID), baseURL: catalog.baseURL)
-        let index: JSONValue = [
-            "service": "trustbed",
-            "entities": .array(catalog.entities.sorted { $0.name < $1.name }.map { e in
-                [
-                    "name": .string(e.name),
-                    "entity_id": .string(e.entityID),
-                    "entity_configuration": .string(e.entityID + "/.well-known/openid-federation"),
-                    "trust_anchor": .bool(e.isTrustAnchor),
-                ]
-            }),
-        ]
-        return State(host: host, router: router, index: HTTPResponse.json(index).prepared(), fingerprint: fingerprint)
+    private static func assemble(_ catalog: EntityCatalog, previous: State?, keys: KeyManager, configuration c: ServerConfiguration,
+                                 database: Database, clock: Clock, fixedFetcher: StatementFetcher?, remoteWork: WorkPool,
+                                 logger: Logger) -> State {
+        let origins = FetchScope.origins(of: catalog)
+        // Remote statements and remembered failures survive a reload unless the fetch scope changed.
+        let remote: RemoteStatementSource
+        if let previous, previous.fetchOrigins == origins {
+            remote = previous.host.remote
+        } else {
+            let fetcher = fixedFetcher ?? HTTPStatementFetcher(allowedOrigins: origins, allowedPrefixes: c.fetchAllow)
+            remote = RemoteStatementSource(fetcher: fetcher, store: SQLiteStatementStore(database: database), clock: clock)
+        }
+        let host = FederationHost(entities: catalog.entities, keys: keys, clock: clock, database: database, fetcher: remote.fetcher,
+                                  logger: logger, statementCacheBytes: c.statementCacheBytes, remote: remote,
+                                  trustMarkStatusClient: remote.fetcher as? TrustMarkStatusClient)
+        let routes = FederationRoutes(host: host, remoteWork: remoteWork)
+        let mounts = catalog.entities.map { e in
+            Site<String>.Mount(url: e.entityID, context: e.entityID, routers: routes.routers(for: e.entityID))
+        }
+        let index = ServerIndex(entities: catalog.entities, superiors: Set(host.subordinatesBySuperior.keys), baseURL: catalog.baseURL)
+        var root = Router<Void>()
+        let healthy = HTTPResponse.json(["status": "ok"]).applying(.publicRead).prepared()
+        root.get("/health") { _, _, _ in healthy }
+        root.get("/") { _, request, _ in .json(try index.page(request.parameters)) }
+        return State(catalog: catalog, keys: keys, host: host, site: Site(baseURL: catalog.baseURL, mounts: mounts, root: root),
+                     fetchOrigins: origins)
     }
 
-    /// What a reload depends on: the change counter the CLI bumps, and the entity files' and key
-    /// pointers' sizes and modification times.
-    static func fingerprint(_ c: ServerConfiguration, database: Database) -> String {
-        var parts = [(try? SettingsRepository(database: database).get(ChangeCounter.key)) ?? "0"]
-        let fm = FileManager.default
-        for dir in [c.entitiesDirectory, c.keysDirectory] {
-            let names = ((try? fm.contentsOfDirectory(atPath: dir)) ?? []).sorted()
-            for n in names {
-                var path = (dir as NSString).appendingPathComponent(n)
-                if dir == c.keysDirectory { path = (path as NSString).appendingPathComponent("active") }
-                if let a = try? fm.attributesOfItem(atPath: path) {
-                    let m = (a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-                    parts.append("\(n):\(a[.size] ?? 0):\(m)")
-                }
-            }
-        }
-        return parts.joined(separator: "|")
+    private static func counter(_ database: Database) -> String {
+        (try? SettingsRepository(database: database).get(ChangeCounter.key)) ?? "0"
     }
 }
 

@@ -4,12 +4,11 @@ import Federation
 import Foundation
 import JOSE
 import JSON
-import Store
 
-/// A host that hosts nothing: the CLI's client commands resolve and check over HTTP only.
-func clientHost() throws -> FederationHost {
-    FederationHost(entities: [], keys: NoKeys(), clock: SystemClock(), database: try Database(path: ":memory:"),
-                   fetcher: HTTPStatementFetcher())
+/// The CLI's client commands fetch over HTTP(S) from wherever their user points them, with the
+/// fetcher's timeouts and size limit, and keep statements in memory for the one command.
+func clientSource() -> RemoteStatementSource {
+    RemoteStatementSource(fetcher: HTTPStatementFetcher.allowingEverything(), clock: SystemClock())
 }
 
 struct Resolve: ParsableCommand {
@@ -23,7 +22,7 @@ struct Resolve: ParsableCommand {
     @Option(help: "Only show metadata of this entity type (repeatable).") var entityType: [String] = []
 
     func run() throws {
-        let host = try clientHost()
+        let resolver = TrustResolver(source: clientSource(), clock: SystemClock())
         var keys = TrustAnchorKeys.selfPublished
         if let file = trustAnchorJWKS {
             guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
@@ -31,7 +30,7 @@ struct Resolve: ParsableCommand {
         }
         let chain: TrustChain
         do {
-            chain = try host.resolveChain(subject: entityID, anchors: [trustAnchor: keys])
+            chain = try resolver.resolve(subject: entityID, anchors: [trustAnchor: keys])
         } catch {
             FileHandle.standardError.write(Data("trustbed resolve: \(error)\n".utf8))
             throw ExitCode(2)
@@ -57,7 +56,7 @@ struct Check: ParsableCommand {
     @Argument(help: "Entity ID to check.") var entityID: String
 
     func run() throws {
-        let findings = try clientHost().check(entityID: entityID)
+        let findings = EntityChecker(source: clientSource(), clock: SystemClock()).check(entityID: entityID)
         findings.forEach { print($0) }
         let problems = findings.filter { !$0.ok }.count
         print(problems == 0 ? "\(entityID): no problems found" : "\(entityID): \(problems) problem(s)")

@@ -11,9 +11,11 @@ struct Serve: ParsableCommand {
     @Option(help: "Port to listen on.") var port: UInt16 = 8080
     @Option(help: "Base URL of entity IDs (default http://<host>:<port>); set it to the public URL behind a proxy.")
     var baseURL: String?
-    @Option(help: ArgumentHelp("Only fetch remote statements from URLs starting with this prefix (repeatable; default: any http(s) URL).",
-                               discussion: "Set it when the resolve endpoint is public, so that it cannot be pointed at internal hosts."))
+    @Option(help: ArgumentHelp("Also fetch remote statements from URLs starting with this prefix (repeatable).",
+                               discussion: "Without it the resolver fetches only from the origins the entity files name (the base URL, absolute entity IDs and authority hints, remote subordinates, trust mark issuers, owners and subjects); anything else is refused at once, without a connection."))
     var fetchAllow: [String] = []
+    @Option(help: "Memory budget of the signed-statement cache in MiB; the least recently used statements are re-signed when needed.")
+    var statementCacheMb = 64
     @Option(help: "Least severe log level written to standard error: trace, debug, info (with the access log), notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -35,6 +37,8 @@ struct Serve: ParsableCommand {
         c.port = port
         c.baseURL = baseURL
         c.fetchAllow = fetchAllow
+        guard statementCacheMb > 0 else { throw ValidationError("--statement-cache-mb must be at least 1") }
+        c.statementCacheBytes = statementCacheMb << 20
         let server: TrustbedServer
         do {
             server = try TrustbedServer(configuration: c, logger: Logger(label: "trustbed"))

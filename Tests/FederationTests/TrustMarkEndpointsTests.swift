@@ -16,15 +16,25 @@ final class TrustMarkEndpointsTests: XCTestCase {
     }
 
     private func get(_ path: String, _ pairs: [(String, String)] = []) -> HTTPRequest {
-        HTTPRequest(method: "GET", path: path, rawQuery: query(pairs))
+        HTTPRequest(method: .get, path: path, rawQuery: query(pairs))
     }
 
     private func form(_ pairs: [(String, String)], method: String = "POST",
                       contentType: String = "application/x-www-form-urlencoded") -> HTTPRequest {
-        HTTPRequest(method: method, path: "/trust-mark-status", headers: ["Content-Type": contentType], body: Array(query(pairs).utf8))
+        HTTPRequest(method: HTTPMethod(method), path: "/trust-mark-status", headers: ["Content-Type": contentType], body: Array(query(pairs).utf8))
     }
 
-    private func assertError(_ response: HTTPResponse, _ status: Int, _ code: String, file: StaticString = #filePath, line: UInt = #line) {
+    /// The endpoint's answer; a test failure (and a 404 stand-in) when nothing serves the path.
+    private func answer(_ host: FederationHost, entityID: String, path: String, request: HTTPRequest,
+                        file: StaticString = #filePath, line: UInt = #line) -> HTTPResponse {
+        guard let r = host.handle(entityID: entityID, path: path, request: request) else {
+            XCTFail("nothing serves \(path) at \(entityID)", file: file, line: line)
+            return .error(status: .notFound, code: "not_found", description: path)
+        }
+        return r
+    }
+
+    private func assertError(_ response: HTTPResponse, _ status: HTTPStatus, _ code: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(response.status, status, file: file, line: line)
         XCTAssertEqual(response.header("Content-Type"), "application/json", file: file, line: line)
         let body = try? JSONValue.parse(response.body)
@@ -34,67 +44,70 @@ final class TrustMarkEndpointsTests: XCTestCase {
 
     func testTrustMarkEndpoint() throws {
         let (host, _, _) = try F.demo(clock: ManualClock(start))
-        let ok = host.handleTrustMark(F.trustAnchor, get("/trust-mark", [("trust_mark_type", F.basicMark), ("sub", F.pidProvider)]))
+        let ok = answer(host, entityID: F.trustAnchor, path: "/trust-mark", request: get("/trust-mark", [("trust_mark_type", F.basicMark), ("sub", F.pidProvider)]))
         XCTAssertEqual(ok.status, 200)
         XCTAssertEqual(ok.header("Content-Type"), "application/trust-mark+jwt")
         XCTAssertEqual(String(decoding: ok.body, as: UTF8.self),
                        try host.trustMark(issuer: F.trustAnchor, type: F.basicMark, subject: F.pidProvider))
 
-        assertError(host.handleTrustMark(F.trustAnchor, get("/trust-mark", [("trust_mark_type", F.basicMark)])), 400, "invalid_request")
-        assertError(host.handleTrustMark(F.trustAnchor, get("/trust-mark", [("sub", F.pidProvider)])), 400, "invalid_request")
-        assertError(host.handleTrustMark(F.trustAnchor, get("/trust-mark", [
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark", request: get("/trust-mark", [("trust_mark_type", F.basicMark)])), 400, "invalid_request")
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark", request: get("/trust-mark", [("sub", F.pidProvider)])), 400, "invalid_request")
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark", request: get("/trust-mark", [
             ("trust_mark_type", F.basicMark), ("sub", F.pidProvider), ("sub", F.relyingParty),
         ])), 400, "invalid_request")
-        assertError(host.handleTrustMark(F.trustAnchor, get("/trust-mark", [
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark", request: get("/trust-mark", [
             ("trust_mark_type", F.basicMark), ("trust_mark_type", F.basicMark), ("sub", F.pidProvider),
         ])), 400, "invalid_request")
-        assertError(host.handleTrustMark(F.trustAnchor, get("/trust-mark", [("trust_mark_type", F.basicMark), ("sub", F.relyingParty)])),
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark", request: get("/trust-mark", [("trust_mark_type", F.basicMark), ("sub", F.relyingParty)])),
                     404, "not_found")
     }
 
     func testTrustMarkStatusEndpoint() throws {
         let (host, _, _) = try F.demo(clock: ManualClock(start))
         let mark = try host.trustMark(issuer: F.trustAnchor, type: F.basicMark, subject: F.pidProvider)
-        let ok = host.handleTrustMarkStatus(F.trustAnchor, form([("trust_mark", mark)]))
+        let ok = answer(host, entityID: F.trustAnchor, path: "/trust-mark-status", request: form([("trust_mark", mark)]))
         XCTAssertEqual(ok.status, 200)
         XCTAssertEqual(ok.header("Content-Type"), "application/trust-mark-status-response+jwt")
         XCTAssertEqual(try F.decode(String(decoding: ok.body, as: UTF8.self)).claims["status"], "active")
 
-        let invalid = host.handleTrustMarkStatus(F.trustAnchor, form([("trust_mark", "garbage")]))
+        let invalid = answer(host, entityID: F.trustAnchor, path: "/trust-mark-status", request: form([("trust_mark", "garbage")]))
         XCTAssertEqual(invalid.status, 200, "a broken mark is reported, not refused")
         XCTAssertEqual(try F.decode(String(decoding: invalid.body, as: UTF8.self)).claims["status"], "invalid")
 
-        assertError(host.handleTrustMarkStatus(F.trustAnchor, form([])), 400, "invalid_request")
-        assertError(host.handleTrustMarkStatus(F.trustAnchor, form([("trust_mark", "")])), 400, "invalid_request")
-        assertError(host.handleTrustMarkStatus(F.trustAnchor, form([("trust_mark", mark), ("trust_mark", mark)])), 400, "invalid_request")
-        assertError(host.handleTrustMarkStatus(F.trustAnchor, form([("trust_mark", mark)], contentType: "application/json")),
-                    400, "invalid_request")
-        assertError(host.handleTrustMarkStatus(F.trustAnchor, get("/trust-mark-status", [("trust_mark", mark)])), 400, "invalid_request")
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark-status", request: form([])), 400, "invalid_request")
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark-status", request: form([("trust_mark", "")])), 400, "invalid_request")
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark-status", request: form([("trust_mark", mark), ("trust_mark", mark)])), 400, "invalid_request")
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark-status", request: form([("trust_mark", mark)], contentType: "application/json")),
+                    415, "invalid_request")
+        // Section 8.4.1 defines POST only: the router answers any other method 405 with Allow.
+        let viaGet = answer(host, entityID: F.trustAnchor, path: "/trust-mark-status", request: get("/trust-mark-status", [("trust_mark", mark)]))
+        XCTAssertEqual(viaGet.status, .methodNotAllowed)
+        XCTAssertEqual(viaGet.header("Allow"), "POST, OPTIONS")
 
         let foreign = try F.tampered(mark) { $0["iss"] = .string(F.intermediate) }
-        assertError(host.handleTrustMarkStatus(F.trustAnchor, form([("trust_mark", foreign)])), 404, "not_found")
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark-status", request: form([("trust_mark", foreign)])), 404, "not_found")
     }
 
     func testTrustMarkListEndpoint() throws {
         let (host, _, _) = try F.demo(clock: ManualClock(start))
-        let all = host.handleTrustMarkList(F.trustAnchor, get("/trust-mark-list", [("trust_mark_type", F.basicMark)]))
+        let all = answer(host, entityID: F.trustAnchor, path: "/trust-mark-list", request: get("/trust-mark-list", [("trust_mark_type", F.basicMark)]))
         XCTAssertEqual(all.status, 200)
         XCTAssertEqual(all.header("Content-Type"), "application/json")
         XCTAssertEqual(try JSONValue.parse(all.body), [.string(F.pidProvider)])
-        let one = host.handleTrustMarkList(F.trustAnchor, get("/trust-mark-list", [("trust_mark_type", F.basicMark), ("sub", F.relyingParty)]))
+        let one = answer(host, entityID: F.trustAnchor, path: "/trust-mark-list", request: get("/trust-mark-list", [("trust_mark_type", F.basicMark), ("sub", F.relyingParty)]))
         XCTAssertEqual(try JSONValue.parse(one.body), [])
 
-        assertError(host.handleTrustMarkList(F.trustAnchor, get("/trust-mark-list")), 400, "invalid_request")
-        assertError(host.handleTrustMarkList(F.trustAnchor, get("/trust-mark-list", [
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark-list", request: get("/trust-mark-list")), 400, "invalid_request")
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark-list", request: get("/trust-mark-list", [
             ("trust_mark_type", F.basicMark), ("sub", F.pidProvider), ("sub", F.relyingParty),
         ])), 400, "invalid_request")
-        assertError(host.handleTrustMarkList(F.trustAnchor, get("/trust-mark-list", [("trust_mark_type", F.base + "/marks/unknown")])),
+        assertError(answer(host, entityID: F.trustAnchor, path: "/trust-mark-list", request: get("/trust-mark-list", [("trust_mark_type", F.base + "/marks/unknown")])),
                     404, "not_found")
     }
 
     func testHistoricalKeysEndpoint() throws {
         let (host, _, _) = try F.demo(clock: ManualClock(start))
-        let response = host.handleHistoricalKeys(F.pidProvider, get("/historical-keys"))
+        let response = answer(host, entityID: F.pidProvider, path: "/historical-keys", request: get("/historical-keys"))
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.header("Content-Type"), "application/jwk-set+jwt")
         XCTAssertEqual(try F.decode(String(decoding: response.body, as: UTF8.self)).claims["iss"], .string(F.pidProvider))

@@ -4,12 +4,20 @@ import XCTest
 
 /// Server-level behaviour the handler does not control: methods, CORS, default headers, logs.
 final class HTTPServerProtocolTests: XCTestCase {
+    /// A site with one public GET route at /x and a per-client POST route at /token.
+    static let site: Site<Void> = {
+        var router = Router<Void>()
+        router.get("/x") { _, request, _ in echo(request) }
+        router.post("/token", policy: .perClient) { _, request, _ in echo(request) }
+        return Site(baseURL: "http://t", mounts: [], root: router)
+    }()
+
     func testPutIs405WithAllow() throws {
-        let server = try startServer()
+        let server = try startServer(site: Self.site)
         defer { server.stop() }
         let response = try roundTrip(server.boundPort, "PUT /x HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}")
         XCTAssertEqual(response.status, 405)
-        XCTAssertEqual(response.header("Allow"), "GET, HEAD, POST, OPTIONS")
+        XCTAssertEqual(response.header("Allow"), "GET, HEAD, OPTIONS")
         XCTAssertEqual(response.header("Access-Control-Allow-Origin"), "*", "a browser must be able to read the error")
         XCTAssertEqual(response.header("Content-Type"), "application/json")
         XCTAssertEqual(response.json?["error"], "invalid_request")
@@ -36,21 +44,24 @@ final class HTTPServerProtocolTests: XCTestCase {
     }
 
     func testDeleteIs405() throws {
-        let server = try startServer()
+        let server = try startServer(site: Self.site)
         defer { server.stop() }
         XCTAssertEqual(try roundTrip(server.boundPort, "DELETE /x HTTP/1.1\r\nHost: t\r\n\r\n").status, 405)
     }
 
     func testOptionsPreflight() throws {
-        let server = try startServer()
+        let server = try startServer(site: Self.site)
         defer { server.stop() }
+        let refused = try roundTrip(server.boundPort, "OPTIONS /token HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(refused.status, 405, "no preflight for a per-client route")
+        XCTAssertNil(refused.header("Access-Control-Allow-Origin"))
         let response = try roundTrip(
             server.boundPort,
-            "OPTIONS /token HTTP/1.1\r\nHost: t\r\nOrigin: https://wallet.example\r\n"
+            "OPTIONS /x HTTP/1.1\r\nHost: t\r\nOrigin: https://wallet.example\r\n"
                 + "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type, dpop\r\n\r\n")
         XCTAssertEqual(response.status, 204)
         XCTAssertEqual(response.header("Access-Control-Allow-Origin"), "*")
-        XCTAssertEqual(response.header("Access-Control-Allow-Methods"), "GET, HEAD, POST, OPTIONS")
+        XCTAssertEqual(response.header("Access-Control-Allow-Methods"), "GET, HEAD, OPTIONS")
         XCTAssertEqual(response.header("Access-Control-Allow-Headers"), "Content-Type, Authorization, DPoP")
         XCTAssertEqual(response.header("Access-Control-Max-Age"), "86400")
     }
@@ -82,14 +93,14 @@ final class HTTPServerProtocolTests: XCTestCase {
 
     func testAccessLogOmitsQueryAndHeaders() throws {
         let log = LogCapture()
-        let server = try startServer(log: log)
+        let server = try startServer(site: Self.site, log: log)
         defer { server.stop() }
-        _ = try roundTrip(server.boundPort, "GET /authorize?code=SECRET HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer TOKEN\r\n\r\n")
+        _ = try roundTrip(server.boundPort, "GET /x?code=SECRET HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer TOKEN\r\n\r\n")
         _ = try roundTrip(server.boundPort, "PUT /x HTTP/1.1\r\nHost: t\r\n\r\n")
         server.stop()
         let lines = log.lines
         XCTAssertEqual(lines.count, 2, "\(lines)")
-        XCTAssertTrue(lines[0].hasPrefix("info GET /authorize 200 "), lines[0])
+        XCTAssertTrue(lines[0].hasPrefix("info GET /x 200 "), lines[0])
         XCTAssertTrue(lines[0].hasSuffix("ms"), lines[0])
         XCTAssertTrue(lines[1].hasPrefix("info PUT /x 405 "), lines[1])
         for line in lines {

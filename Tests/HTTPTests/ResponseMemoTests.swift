@@ -111,4 +111,32 @@ final class ResponseMemoTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1.1)
         XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2")
     }
+
+    func testRequestsWithCredentialsNeitherReadNorFillTheMemo() throws {
+        let counter = Counter()
+        let server = try start(counter)
+        defer { server.stop() }
+        for header in ["Authorization: Bearer x\r\n", "DPoP: a.b.c\r\n", "cookie: s=1\r\n"] {
+            XCTAssertTrue(try body(server.boundPort, "/reusable", headers: header).hasPrefix("answer "))
+        }
+        XCTAssertEqual(counter.count, 3, "each request with credentials was handled")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 4", "and none of them filled the memo")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 4")
+        XCTAssertEqual(try body(server.boundPort, "/reusable", headers: "Authorization: Bearer x\r\n"), "answer 5",
+                       "a memo entry is not served to a request with credentials")
+    }
+
+    func testOnlyRoutesThatOptInAreMemoized() throws {
+        let counter = Counter()
+        var router = Router<Void>()
+        router.get("/memo", memo: true) { _, _, _ in .text("memo \(counter.next())") }
+        router.get("/plain") { _, _, _ in HTTPResponse.text("plain \(counter.next())").reusable(until: .max) }
+        let site = Site<Void>(baseURL: "http://t", mounts: [], root: router)
+        let server = try startServer(site: site, HTTPServerConfiguration(port: 0, threads: 1))
+        defer { server.stop() }
+        XCTAssertEqual(try body(server.boundPort, "/memo"), "memo 1")
+        XCTAssertEqual(try body(server.boundPort, "/memo"), "memo 1")
+        XCTAssertEqual(try body(server.boundPort, "/plain"), "plain 2")
+        XCTAssertEqual(try body(server.boundPort, "/plain"), "plain 3", "a route without memo: true is never reused")
+    }
 }

@@ -60,3 +60,17 @@ final class KeyHistoryRepositoryTests: XCTestCase {
         }
     }
 }
+
+extension KeyHistoryRepositoryTests {
+    func testRevokingWithoutAReasonStoresNone() throws {
+        let keys = KeyHistoryRepository(database: try Database(path: ":memory:"))
+        try keys.recordActive(entity: entity, kid: "k1", jwk: jwk, createdAt: 100)
+        try keys.revoke(entity: entity, kid: "k1", at: 600, reason: nil)
+        let key = try XCTUnwrap(try keys.keys(entity: entity).first)
+        XCTAssertEqual(key.revokedAt, 600)
+        XCTAssertNil(key.revocationReason)
+        // A later revocation with a reason does not rewrite the first one.
+        try keys.revoke(entity: entity, kid: "k1", at: 700, reason: "compromised")
+        XCTAssertNil(try keys.keys(entity: entity).first?.revocationReason)
+    }
+}

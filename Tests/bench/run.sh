@@ -6,7 +6,9 @@
 #   bash Tests/bench/run.sh [path/to/trustbed]        (default .build/release/trustbed)
 #
 # Environment: BENCH_ROUNDS (6) rounds of BENCH_SECONDS (5) per run,
-# SOAK_SECONDS (60) for the memory check,
+# SOAK_SECONDS (60) for the memory check, BENCH_ENTITIES (100000) leaves for the scale scenario
+# and BENCH_SCALE=0 to skip it and the slow-host scenario (Tests/bench/scale.sh, which lists
+# its own settings),
 # BENCH_PORT (18080) for trustbed, CEILING_PORT (18081) for the static responder,
 # BENCH_RESULTS (bench-results) where the table and raw wrk output are kept.
 #
@@ -358,6 +360,20 @@ else
     echo "trustbed stopped on SIGTERM with exit status $stop_status"
 fi
 
+# --- scale and slow-host scenarios (Tests/bench/scale.sh) ----------------------------------
+# On their own server (SCALE_PORT, 18082) with a generated Entities directory of BENCH_ENTITIES
+# leaves; BENCH_SCALE=0 skips them.
+scale_out="$tmp/scale"
+if [ "${BENCH_SCALE:-1}" != 0 ]; then
+    echo
+    if bash Tests/bench/scale.sh "$bin" "$scale_out"; then
+        misses=$((misses + $(cat "$scale_out/misses" 2>/dev/null || echo 1)))
+    else
+        echo "scale scenarios could not run"
+        misses=$((misses + 1))
+    fi
+fi
+
 # --- keep the figures ---------------------------------------------------------------------
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 keep="$results_root/$stamp"
@@ -366,8 +382,14 @@ if mkdir -p "$keep" 2>/dev/null; then
         echo "trustbed bench $stamp: $(nproc) cores, BENCH_ROUNDS=$bench_rounds BENCH_SECONDS=$bench_seconds SOAK_SECONDS=$soak_seconds, binary $bin"
         echo "req/s, p99 and ceiling_req/s are medians over the rounds; ceiling% is the median of each round's target/ceiling (same request)"
         cat "$table" "$memory"
+        if [ -s "$scale_out/scale.txt" ]; then
+            echo
+            echo "scale (BENCH_ENTITIES=${BENCH_ENTITIES:-100000}) and slow host:"
+            cat "$scale_out/scale.txt"
+        fi
     } >"$keep/summary.txt"
     cp "$tmp"/wrk-*.txt "$keep/" 2>/dev/null || true
+    cp "$scale_out"/wrk-*.txt "$keep/" 2>/dev/null || true
     { cat "$tmp/trustbed-start.log"; echo "[... request lines of the runs dropped ...]"; tail -n 200 "$tmp/trustbed.log"; } >"$keep/trustbed.log" 2>/dev/null || true
     echo
     echo "figures kept in $keep/"

@@ -107,8 +107,12 @@ def test_list_filters(fed, superior, params, expected):
     assert got == {fed.id(n) for n in expected}, f"{superior}/list {params}: got {sorted(got)}, expected {expected}"
 
 
-def test_list_unknown_parameter(fed):
-    assert_json_error(get(fed.id("ta") + "/list", params={"colour": "blue"}), 400, "unsupported_parameter")
+def test_list_unknown_parameter_is_ignored(fed):
+    """Section 8: parameters a server does not understand are ignored (unsupported_parameter is for
+    defined filters the server does not support)."""
+    r = get(fed.id("ta") + "/list", params={"colour": "blue"})
+    assert r.status_code == 200, f"an unknown parameter must be ignored: {r.status_code} {r.text[:300]}"
+    assert set(r.json()) == _list(fed, "ta", {}), f"list?colour=blue differs from list: {r.text[:300]}"
 
 
 @pytest.mark.parametrize("param", ["trust_marked", "intermediate"])

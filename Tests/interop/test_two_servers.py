@@ -95,7 +95,8 @@ def test_fetch_allow_keeps_the_resolver_to_listed_prefixes(make_server, fed):
     guarded = make_server("guarded", extra_args=["--fetch-allow", "http://allowed.invalid/"]).start()
     foreign = fed.id("pid-provider")  # on another port: remote for the guarded server
     r = get(guarded.id("ta") + "/resolve", params={"sub": foreign, "trust_anchor": guarded.id("ta")})
-    assert r.status_code == 404 and r.json().get("error") == "invalid_subject", f"{r.status_code} {r.text[:300]}"
+    # A subject outside the allow-list is a bad request, refused before any fetch.
+    assert r.status_code == 400 and r.json().get("error") == "invalid_request", f"{r.status_code} {r.text[:300]}"
     assert "--fetch-allow" in r.json().get("error_description", ""), r.text[:300]
 
     open_ = make_server("open", extra_args=["--fetch-allow", fed.base + "/"]).start()

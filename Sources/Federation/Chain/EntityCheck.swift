@@ -1,5 +1,6 @@
 import JOSE
 import JSON
+import Support
 
 /// One finding of `trustbed check`.
 public struct CheckFinding: Sendable, CustomStringConvertible {
@@ -8,19 +9,29 @@ public struct CheckFinding: Sendable, CustomStringConvertible {
     public var description: String { (ok ? "ok      " : "PROBLEM ") + message }
 }
 
-extension FederationHost {
-    /// Examines a live entity the way a relying party would, collecting every problem instead of
-    /// stopping at the first: its configuration, and for each authority hint the superior's
-    /// configuration and statement about it.
+/// Examines a live entity the way a relying party would, collecting every problem instead of
+/// stopping at the first: its configuration, and for each authority hint the superior's
+/// configuration and statement about it. Needs only a statement source.
+public struct EntityChecker: Sendable {
+    let source: any StatementSource
+    let clock: Clock
+    let limits: ChainLimits
+
+    public init(source: some StatementSource, clock: Clock, limits: ChainLimits = ChainLimits()) {
+        self.source = source
+        self.clock = clock
+        self.limits = limits
+    }
+
     public func check(entityID: String) -> [CheckFinding] {
         var findings: [CheckFinding] = []
         func ok(_ m: String) { findings.append(CheckFinding(ok: true, message: m)) }
         func problem(_ m: String) { findings.append(CheckFinding(ok: false, message: m)) }
-        let now = now()
-        let source = StatementSource(host: self)
+        let now = clock.now()
+        let deadline = Deadline.after(seconds: limits.resolveBudget)
 
         let ec: EntityStatement
-        do { ec = try source.entityConfiguration(of: entityID) } catch {
+        do { ec = try source.entityConfiguration(of: entityID, deadline: deadline).statement } catch {
             problem("entity configuration of \(entityID): \(error.message)")
             return findings
         }
@@ -36,11 +47,12 @@ extension FederationHost {
         if ec.authorityHints.isEmpty { ok("no authority_hints: a trust anchor or a standalone entity") }
         for hint in ec.authorityHints {
             do {
-                let superior = try source.entityConfiguration(of: hint)
+                let sourced = try source.entityConfiguration(of: hint, deadline: deadline)
+                let superior = sourced.statement
                 try superior.verify(with: superior.jwks)
                 try superior.checkTime(now: now, skew: limits.clockSkew)
                 ok("superior \(hint) configuration verifies")
-                let statement = try source.subordinateStatement(superior: superior, subject: entityID)
+                let statement = try source.subordinateStatement(superior: sourced, subject: entityID, deadline: deadline).statement
                 try statement.verify(with: superior.jwks)
                 try statement.checkTime(now: now, skew: limits.clockSkew)
                 guard statement.issuer == hint, statement.subject == entityID else {
@@ -56,6 +68,13 @@ extension FederationHost {
             }
         }
         return findings
+    }
+}
+
+extension FederationHost {
+    /// `EntityChecker` over this host's statements and remote ones.
+    public func check(entityID: String) -> [CheckFinding] {
+        EntityChecker(source: HostStatementSource(host: self, networkDemand: nil), clock: clock, limits: limits).check(entityID: entityID)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -8,44 +9,92 @@ import FoundationNetworking
 public protocol StatementFetcher: Sendable {
     /// GETs `url` and returns the body; errors map to `temporarilyUnavailable`/`invalidSubject` etc. by the caller.
     func get(_ url: String) throws(FederationError) -> String
+    /// The same within `deadline`: the fetch (and any wait before it) ends when it passes.
+    func get(_ url: String, deadline: Deadline) throws(FederationError) -> String
 }
 
-/// HTTP(S) fetcher with a hard timeout, a size limit enforced while the body arrives, and an
-/// optional allow-list of URL prefixes, so one slow or hostile remote cannot pin a worker or
-/// exhaust memory, and a public resolver cannot be pointed at hosts it should not reach.
+extension StatementFetcher {
+    public func get(_ url: String, deadline: Deadline) throws(FederationError) -> String {
+        if deadline.hasPassed { throw .temporarilyUnavailable("the resolve ran out of time before fetching \(url)") }
+        return try get(url)
+    }
+}
+
+/// HTTP(S) fetcher that a slow or hostile host cannot abuse: only allow-listed URLs (redirects
+/// included), at most `maxConcurrentPerOrigin` fetches per origin at once, each within
+/// `min(timeout, what is left of the caller's deadline)`, bodies cut off at `maxBytes` while
+/// they arrive. Blocks the calling thread, so run it off the HTTP workers.
 public final class HTTPStatementFetcher: StatementFetcher, @unchecked Sendable {
     private let session: URLSession
     private let transfers: Transfers
     private let timeout: TimeInterval
+    private let slots: OriginSlots
+    public let allowList: FetchAllowList
 
-    /// `allowedPrefixes`: when not empty, only URLs starting with one of them are fetched
-    /// (redirects included).
-    public init(timeout: TimeInterval = 5, maxBytes: Int = 1 << 20, allowedPrefixes: [String] = []) {
+    /// Default-deny: only URLs whose origin is in `allowedOrigins` or that start with one of
+    /// `allowedPrefixes` are fetched.
+    public convenience init(timeout: TimeInterval = 5, maxBytes: Int = 1 << 20, allowedOrigins: Set<String> = [],
+                            allowedPrefixes: [String] = [], maxConcurrentPerOrigin: Int = 4) {
+        self.init(timeout: timeout, maxBytes: maxBytes, allowList: FetchAllowList(origins: allowedOrigins, prefixes: allowedPrefixes),
+                  maxConcurrentPerOrigin: maxConcurrentPerOrigin)
+    }
+
+    /// A client that fetches any http(s) URL (the CLI's `resolve` and `check`).
+    public static func allowingEverything(timeout: TimeInterval = 5, maxBytes: Int = 1 << 20,
+                                          maxConcurrentPerOrigin: Int = 4) -> HTTPStatementFetcher {
+        HTTPStatementFetcher(timeout: timeout, maxBytes: maxBytes, allowList: .everything, maxConcurrentPerOrigin: maxConcurrentPerOrigin)
+    }
+
+    public init(timeout: TimeInterval, maxBytes: Int, allowList: FetchAllowList, maxConcurrentPerOrigin: Int) {
         let config = URLSessionConfiguration.ephemeral
         config.timeoutIntervalForRequest = timeout
         config.timeoutIntervalForResource = timeout
         config.requestCachePolicy = .reloadIgnoringLocalCacheData
         config.httpAdditionalHeaders = ["User-Agent": "trustbed"]
-        transfers = Transfers(maxBytes: maxBytes, allowedPrefixes: allowedPrefixes)
+        transfers = Transfers(maxBytes: maxBytes, allowList: allowList)
         session = URLSession(configuration: config, delegate: transfers, delegateQueue: nil)
         self.timeout = timeout
+        self.allowList = allowList
+        slots = OriginSlots(limit: maxConcurrentPerOrigin)
     }
 
     deinit { session.invalidateAndCancel() }
 
     public func get(_ url: String) throws(FederationError) -> String {
-        guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        try get(url, deadline: .distant)
+    }
+
+    public func get(_ url: String, deadline: Deadline) throws(FederationError) -> String {
+        try transfer(url, form: nil, deadline: deadline)
+    }
+
+    /// One GET, or a form POST, under every rule above.
+    private func transfer(_ url: String, form: [(name: String, value: String)]?, deadline: Deadline) throws(FederationError) -> String {
+        guard let u = URL(string: url), let origin = FetchAllowList.origin(url) else {
             throw .invalidRequest("not an http(s) URL: \(url)")
         }
-        guard transfers.allows(url) else {
-            throw .invalidRequest("fetching \(url) is not allowed by this server's --fetch-allow list")
+        guard allowList.allows(url) else {
+            throw .invalidRequest("fetching \(url) is not allowed by this server's fetch allow-list (--fetch-allow)")
         }
-        var request = URLRequest(url: u, timeoutInterval: timeout)
-        request.httpMethod = "GET"
+        // Waiting for a slot spends the same budget as the fetch itself.
+        let slotDeadline = Deadline.after(seconds: min(timeout, deadline.remaining))
+        guard !deadline.hasPassed, slots.acquire(origin, until: slotDeadline) else {
+            throw .temporarilyUnavailable("no time left to fetch \(url) (\(origin) is busy or the resolve ran out of time)")
+        }
+        defer { slots.release(origin) }
+        let budget = min(timeout, deadline.remaining)
+        guard budget > 0 else { throw .temporarilyUnavailable("the resolve ran out of time before fetching \(url)") }
+
+        var request = URLRequest(url: u, timeoutInterval: budget)
+        request.httpMethod = form == nil ? "GET" : "POST"
+        if let form {
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(Parameters(pairs: form).encoded.utf8)
+        }
         let task = session.dataTask(with: request)
         let transfer = transfers.begin(task)
         task.resume()
-        if transfer.done.wait(timeout: .now() + timeout + 1) == .timedOut {
+        if transfer.done.wait(timeout: .now() + budget) == .timedOut {
             task.cancel()
             transfers.end(task)
             throw .temporarilyUnavailable("timed out fetching \(url)")
@@ -63,6 +112,14 @@ public final class HTTPStatementFetcher: StatementFetcher, @unchecked Sendable {
     }
 }
 
+/// Trust mark status requests (section 8.4.1) go out under the same allow-list, per-origin cap,
+/// timeout and size limit as statement fetches.
+extension HTTPStatementFetcher: TrustMarkStatusClient {
+    public func post(_ url: String, form: [(name: String, value: String)]) throws(FederationError) -> String {
+        try transfer(url, form: form, deadline: .distant)
+    }
+}
+
 /// The session delegate: collects each body as it arrives and stops a transfer the moment it
 /// passes the size limit (a completion handler would only see the body once all of it is in
 /// memory), and refuses redirects that leave the allow-list.
@@ -76,17 +133,13 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     let maxBytes: Int
-    private let allowedPrefixes: [String]
+    private let allowList: FetchAllowList
     private let lock = NSLock()
     private var running: [Int: Transfer] = [:]
 
-    init(maxBytes: Int, allowedPrefixes: [String]) {
+    init(maxBytes: Int, allowList: FetchAllowList) {
         self.maxBytes = maxBytes
-        self.allowedPrefixes = allowedPrefixes
-    }
-
-    func allows(_ url: String) -> Bool {
-        allowedPrefixes.isEmpty || allowedPrefixes.contains { url.hasPrefix($0) }
+        self.allowList = allowList
     }
 
     func begin(_ task: URLSessionTask) -> Transfer {
@@ -124,7 +177,7 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
         // nil: do not follow; the 3xx then counts as the answer and is refused as not 200.
-        completionHandler(allows(request.url?.absoluteString ?? "") ? request : nil)
+        completionHandler(allowList.allows(request.url?.absoluteString ?? "") ? request : nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {

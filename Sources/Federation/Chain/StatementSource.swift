@@ -1,67 +1,82 @@
-import Support
+import Dispatch
 import Foundation
+import JOSE
 import JSON
-import Store
 
-/// Where chain building gets statements: in-process for entities hosted here, over HTTP (with a
-/// memory and SQLite cache that honours each statement's `exp`) for everything else.
-struct StatementSource {
-    let host: FederationHost
+/// Where a resolver gets statements: the entity configuration of an entity ID, and the
+/// subordinate statement a superior issues about a subject. Implementations: `RemoteStatementSource`
+/// (HTTP, cached), and the host's source (statements hosted here served in-process).
+public protocol StatementSource: Sendable {
+    func entityConfiguration(of entityID: String, deadline: Deadline) throws(FederationError) -> SourcedStatement
+    /// The statement `superior` (its entity configuration, as this source returned it) issues about `subject`.
+    func subordinateStatement(superior: SourcedStatement, subject: String, deadline: Deadline) throws(FederationError) -> SourcedStatement
+}
 
-    func entityConfiguration(of entityID: String) throws(FederationError) -> EntityStatement {
-        if host.entity(entityID) != nil {
-            return try EntityStatement.decode(host.entityConfiguration(of: entityID))
-        }
-        return try remote(EntityURL.configuration(of: entityID))
+/// A decoded statement and whether this process signed it. A statement this server signed was
+/// parsed once when signed and needs no signature check: "signed by one of these keys" becomes
+/// "one of these keys is the key it was signed with", a comparison instead of an ECDSA verify.
+public struct SourcedStatement: Sendable {
+    public let statement: EntityStatement
+    /// Only for statements signed here: the public key that signed it.
+    let signer: JWK?
+
+    /// A statement from elsewhere: every use verifies its signature.
+    public init(_ statement: EntityStatement) {
+        self.statement = statement
+        signer = nil
     }
 
-    /// The statement `superior` issues about `subject`, from the superior's advertised fetch endpoint.
-    func subordinateStatement(superior: EntityStatement, subject: String) throws(FederationError) -> EntityStatement {
-        if host.entity(superior.subject) != nil {
-            return try EntityStatement.decode(host.subordinateStatement(issuer: superior.subject, subject: subject))
-        }
-        guard let endpoint = superior.metadata?["federation_entity"]?["federation_fetch_endpoint"]?.stringValue else {
-            throw .invalidTrustChain("\(superior.subject) publishes no federation_fetch_endpoint")
-        }
-        return try remote(EntityURL.fetch(endpoint: endpoint, subject: subject))
+    init(signedHere statement: EntityStatement, signer: JWK?) {
+        self.statement = statement
+        self.signer = signer
     }
 
-    private func remote(_ url: String) throws(FederationError) -> EntityStatement {
-        let now = host.now()
-        if let cached = host.remoteCache.get(url, now: now) { return cached }
-        let body = try host.fetcher.get(url)
-        let statement = try EntityStatement.decode(body)
-        host.remoteCache.put(url, statement)
-        return statement
+    public var isTrusted: Bool { signer != nil }
+
+    /// `EntityStatement.verify(with:)`, short-cut for statements signed here whose signing key is
+    /// among `keys` (same `kid` and key material, so the signature would verify by construction).
+    func verify(with keys: JWKSet) throws(FederationError) {
+        if let signer, let kid = statement.jws.keyID,
+           keys.keys.contains(where: { $0.kid == kid && $0.hasSameKeyMaterial(as: signer) }) {
+            return
+        }
+        try statement.verify(with: keys)
     }
 }
 
-/// Remote statements by URL until their `exp`, in memory and in SQLite so a restart does not
-/// refetch a whole federation.
-final class RemoteStatementCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var memory: [String: EntityStatement] = [:]
-    private let repository: StatementCacheRepository
-    private let clock: Clock
+extension JWK {
+    /// Same public key, whatever metadata members (`use`, `alg`, `exp`, ...) either carries.
+    func hasSameKeyMaterial(as other: JWK) -> Bool {
+        for member in ["kty", "crv", "x", "y", "n", "e"] where json[member] != other.json[member] { return false }
+        return true
+    }
+}
 
-    init(database: Database, clock: Clock) {
-        repository = StatementCacheRepository(database: database)
-        self.clock = clock
+/// The time a whole resolve may take, carried through every fetch so a slow host cannot stretch
+/// it: each fetch gets at most what is left, and waiting for a fetch slot counts too.
+public struct Deadline: Sendable {
+    /// `DispatchTime` nanoseconds (monotonic), so a wall-clock step cannot stretch the budget.
+    let uptimeNanoseconds: UInt64
+
+    public static func after(seconds: Double) -> Deadline {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let span = seconds <= 0 ? 0 : UInt64(min(seconds, 1e9) * 1e9)
+        return Deadline(uptimeNanoseconds: now &+ span < now ? .max : now + span)
     }
 
-    func get(_ url: String, now: Int64) -> EntityStatement? {
-        if let s = lock.withLock({ memory[url] }), s.expiresAt > now { return s }
-        guard let body = try? repository.get(url: url, now: now), let s = try? EntityStatement.decode(body) else { return nil }
-        lock.withLock { memory[url] = s }
-        return s
+    /// No limit (tests, and callers that bound time otherwise).
+    public static let distant = Deadline(uptimeNanoseconds: .max)
+
+    /// Seconds left; 0 once passed.
+    public var remaining: Double {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return uptimeNanoseconds > now ? Double(uptimeNanoseconds - now) / 1e9 : 0
     }
 
-    func put(_ url: String, _ statement: EntityStatement) {
-        lock.withLock {
-            if memory.count > 4096 { memory.removeAll(keepingCapacity: true) }
-            memory[url] = statement
-        }
-        try? repository.put(url: url, body: statement.compact, expiresAt: statement.expiresAt, fetchedAt: clock.now())
+    public var hasPassed: Bool { DispatchTime.now().uptimeNanoseconds >= uptimeNanoseconds }
+
+    var dispatchTime: DispatchTime {
+        uptimeNanoseconds == .max ? .distantFuture : DispatchTime(uptimeNanoseconds: uptimeNanoseconds)
     }
 }
 
@@ -71,6 +86,14 @@ enum EntityURL {
         var base = entityID
         while base.hasSuffix("/") { base.removeLast() }
         return base + wellKnownFederationPath
+    }
+
+    /// The superior's advertised fetch endpoint with `sub` (section 8.1.1).
+    static func fetch(superior: EntityStatement, subject: String) throws(FederationError) -> String {
+        guard let endpoint = superior.metadata?["federation_entity"]?["federation_fetch_endpoint"]?.stringValue else {
+            throw .invalidTrustChain("\(superior.subject) publishes no federation_fetch_endpoint")
+        }
+        return fetch(endpoint: endpoint, subject: subject)
     }
 
     static func fetch(endpoint: String, subject: String) -> String {

@@ -2,13 +2,18 @@ import JOSE
 import JSON
 
 /// Validates one candidate chain end to end (section 10.2) and resolves the subject's metadata.
+/// Statements signed by this server skip the signature check when the key they were signed
+/// with is the one the chain vouches for (see `SourcedStatement.verify(with:)`).
 struct TrustChainValidator {
     let now: Int64
     let skew: Int64
+    let policies: MetadataPolicyCache
 
-    /// `statements`: subject EC, subordinate statements upwards, Trust Anchor EC.
-    func validate(_ statements: [EntityStatement], anchorKeys: TrustAnchorKeys) throws(FederationError) -> TrustChain {
-        guard let leaf = statements.first, let anchor = statements.last else { throw .invalidTrustChain("empty chain") }
+    /// `chain`: subject EC, subordinate statements upwards, Trust Anchor EC.
+    func validate(_ chain: [SourcedStatement], anchorKeys: TrustAnchorKeys) throws(FederationError) -> TrustChain {
+        guard let leafSource = chain.first, let anchorSource = chain.last else { throw .invalidTrustChain("empty chain") }
+        let statements = chain.map(\.statement)
+        let leaf = leafSource.statement, anchor = anchorSource.statement
         for s in statements { try s.checkTime(now: now, skew: skew) }
 
         // The anchor's configuration must be signed by keys the caller trusts, and publish them.
@@ -18,7 +23,7 @@ struct TrustChainValidator {
         case .selfPublished: anchorTrusted = anchor.jwks
         }
         guard anchor.isEntityConfiguration else { throw .invalidTrustChain("the chain does not end in an entity configuration") }
-        do { try anchor.verify(with: anchorTrusted) } catch {
+        do { try anchorSource.verify(with: anchorTrusted) } catch {
             throw .invalidTrustAnchor("the configuration of \(anchor.subject) is not signed by the trust anchor's known keys")
         }
 
@@ -29,21 +34,23 @@ struct TrustChainValidator {
 
         // Linkage and signatures (section 10.2, steps 3-7): statement j is about the issuer of
         // statement j-1 and is verified with keys from statement j+1.
-        let subordinate = Array(statements[1..<(statements.count - 1)])
-        try leaf.verify(with: subordinate[0].jwks)
-        for (j, s) in subordinate.enumerated() {
-            let below = j == 0 ? leaf : subordinate[j - 1]
+        let subordinate = Array(chain[1..<(chain.count - 1)])
+        try leafSource.verify(with: subordinate[0].statement.jwks)
+        for (j, source) in subordinate.enumerated() {
+            let s = source.statement
+            let below = j == 0 ? leaf : subordinate[j - 1].statement
             guard s.subject == below.issuer else { throw .invalidTrustChain("statement \(s.issuer) → \(s.subject) does not name \(below.issuer)") }
-            let above = j + 1 < subordinate.count ? subordinate[j + 1] : anchor
+            let above = j + 1 < subordinate.count ? subordinate[j + 1].statement : anchor
             guard s.issuer == above.subject else { throw .invalidTrustChain("statement \(s.issuer) → \(s.subject) is not about an entity below \(above.subject)") }
             // An intermediate's own configuration is not in the chain: its keys as its superior
             // vouches for them (`above.jwks`) verify what it signed.
-            try s.verify(with: j + 1 < subordinate.count ? above.jwks : anchorTrusted)
+            try source.verify(with: j + 1 < subordinate.count ? above.jwks : anchorTrusted)
         }
 
         // Constraints (section 6.2): each superior's statement limits everything below it.
         var metadata = leaf.metadata ?? [:]
-        for (j, s) in subordinate.enumerated() {
+        for (j, source) in subordinate.enumerated() {
+            let s = source.statement
             guard let c = s.constraints else { continue }
             let constraints: FederationConstraints
             do { constraints = try FederationConstraints(json: c) } catch {
@@ -51,7 +58,7 @@ struct TrustChainValidator {
             }
             do {
                 try constraints.check(intermediatesBelow: j)
-                for k in 0...j { try constraints.check(entityID: k == 0 ? leaf.subject : subordinate[k - 1].issuer) }
+                for k in 0...j { try constraints.check(entityID: k == 0 ? leaf.subject : subordinate[k - 1].statement.issuer) }
             } catch {
                 throw .invalidTrustChain("constraint of \(s.issuer) violated: \(error)")
             }
@@ -60,13 +67,13 @@ struct TrustChainValidator {
 
         // Metadata (section 6.1): the immediate superior's `metadata`, then the merged policies
         // from the Trust Anchor down.
-        let policies = subordinate.reversed().compactMap { s -> (policy: [String: JSONValue], crit: [String])? in
-            s.metadataPolicy.map { ($0, s.metadataPolicyCrit) }
+        let chainPolicies = subordinate.reversed().compactMap { source -> (policy: [String: JSONValue], crit: [String])? in
+            source.statement.metadataPolicy.map { ($0, source.statement.metadataPolicyCrit) }
         }
         let resolved: [String: JSONValue]
         do {
-            resolved = try MetadataPolicy.resolve(
-                leafMetadata: metadata, superiorMetadata: subordinate[0].metadata, policies: policies)
+            resolved = try MetadataPolicyCache.apply(try policies.merged(chainPolicies), leafMetadata: metadata,
+                                                     superiorMetadata: subordinate[0].statement.metadata)
         } catch {
             throw .invalidMetadata(error.message)
         }

@@ -1,8 +1,8 @@
 import HTTP
 
-extension FederationError {
-    /// The JSON error body of section 8.9 with the status the spec gives the code.
-    public var response: HTTPResponse {
-        HTTPResponse.error(status: status, code: code, description: message)
-    }
+/// Section 8.9: every federation endpoint answers errors as `{"error", "error_description"}`
+/// with the status the code carries.
+extension FederationError: ErrorResponse {
+    public var status: HTTPStatus { HTTPStatus(code: httpStatus) }
+    public var errorDescription: String { message }
 }

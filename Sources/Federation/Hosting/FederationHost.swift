@@ -20,16 +20,33 @@ public final class FederationHost: @unchecked Sendable {
     let issuancesBySubject: [String: [(issuer: String, issuance: TrustMarkIssuance)]]
     /// The federation endpoints each entity serves, worked out once: dispatch asks per request.
     let endpointsByEntity: [String: [FederationEndpoint]]
-    let cache = SignedStatementCache()
-    let remoteCache: RemoteStatementCache
+    /// Hosted Trust Anchors, found once: a resolve must not scan 100,000 entities for them.
+    let trustAnchorIDs: [String]
+    /// Statements signed here, within a byte budget.
+    let cache: SignedStatementCache
+    /// Statements of other servers (fetched, cached until `exp`, failures remembered for 10 s).
+    public let remote: RemoteStatementSource
+    /// Parsed and merged metadata policies, shared by every resolve on this host.
+    let policyCache = MetadataPolicyCache()
+    /// Answers of remote trust mark issuers' status endpoints, kept for a second.
+    public let trustMarkStatusChecker: TrustMarkStatusChecker
     let limits: ChainLimits
 
+    /// `statementCacheBytes`: budget of the signed-statement cache (default 64 MiB).
+    /// `remote`: pass one to keep remote statements (and remembered failures) across hosts when
+    /// the assembly replaces the host; by default one over `fetcher` and the database is made.
+    /// `trustMarkStatusClient`: how remote trust mark issuers' status endpoints are asked (nil:
+    /// they cannot be, and marks whose issuer publishes one are dropped).
     public init(entities list: [HostedEntity], keys: KeyProvider, clock: Clock, database: Database,
                 fetcher: StatementFetcher, logger: Logger = Logger(label: "trustbed.federation"),
-                limits: ChainLimits = ChainLimits()) {
+                limits: ChainLimits = ChainLimits(), statementCacheBytes: Int = 64 << 20,
+                remote: RemoteStatementSource? = nil, trustMarkStatusClient: TrustMarkStatusClient? = nil) {
         var byID: [String: HostedEntity] = [:]
         for e in list { byID[e.entityID] = e }
         entities = byID
+        trustAnchorIDs = list.filter(\.isTrustAnchor).map(\.entityID).sorted()
+        cache = SignedStatementCache(budget: statementCacheBytes)
+        trustMarkStatusChecker = TrustMarkStatusChecker(client: trustMarkStatusClient)
         self.keys = keys
         self.clock = clock
         self.database = database
@@ -64,7 +81,7 @@ public final class FederationHost: @unchecked Sendable {
         }
         endpointsByEntity = served
         self.fetcher = fetcher
-        remoteCache = RemoteStatementCache(database: database, clock: clock)
+        self.remote = remote ?? RemoteStatementSource(fetcher: fetcher, store: SQLiteStatementStore(database: database), clock: clock)
     }
 
     public func entity(_ entityID: String) -> HostedEntity? { entities[entityID] }
@@ -92,5 +109,7 @@ public struct ChainLimits: Sendable {
     public var maxAuthorityHints: Int = 8
     public var maxStatementsFetched: Int = 64
     public var clockSkew: Int64 = 60
+    /// Seconds a whole resolve (all its fetches, and waiting for fetch slots) may take.
+    public var resolveBudget: Double = 10
     public init() {}
 }

@@ -43,10 +43,22 @@ func startServer(
 }
 
 /// Built once and served many times, as cached statements are.
-let preparedHello = HTTPResponse.text("hello", contentType: "application/example").adding(header: "X-Kept", "1").prepared()
+let preparedHello = HTTPResponse.text("hello", contentType: "application/example").adding(header: "X-Kept", "1")
+    .applying(.publicRead).prepared()
+
+/// Starts a server answering through `site`.
+func startServer<Context>(
+    site: Site<Context>, _ configuration: HTTPServerConfiguration = HTTPServerConfiguration(port: 0, threads: 2),
+    log: LogCapture = LogCapture()
+) throws -> HTTPServer {
+    try startServer(configuration, log: log) { request in site.respond(to: request) }
+}
+
+/// Describes the request back as JSON, readable by any origin (as a public route's answers).
+let echoHandler: HTTPHandler = { request in echo(request).applying(.publicRead) }
 
 /// Describes the request back as JSON; a few paths answer specially.
-let echoHandler: HTTPHandler = { request in
+func echo(_ request: HTTPRequest) -> HTTPResponse {
     switch request.path {
     case "/prepared":
         return preparedHello
@@ -75,7 +87,7 @@ let echoHandler: HTTPHandler = { request in
         var headers: [String: JSONValue] = [:]
         for (name, value) in request.headers { headers[name] = .string(value) }
         return .json([
-            "method": .string(request.method),
+            "method": .string(request.method.name),
             "path": .string(request.path),
             "raw_query": request.rawQuery.map { .string($0) } ?? .null,
             "query": .array(request.query.map { .array([.string($0.name), .string($0.value)]) }),

@@ -1,0 +1,106 @@
+import JSON
+import Support
+
+/// Parsed and merged metadata policies, reused across resolves. Many chains share their
+/// policies (every leaf under an intermediate gets the same `metadata_policy` in a different
+/// statement), so a parsed policy is found by its content and a merge by the parsed policies it
+/// combines; only applying the merged policy to the subject's metadata is left per resolve.
+/// Both maps are bounded by entry count and start over when full: distinct policies are few.
+public final class MetadataPolicyCache: Sendable {
+    /// One statement's policy, parsed (with the chain's critical operators).
+    final class ParsedPolicy: Sendable {
+        let types: [String: MetadataPolicyParsing.Parsed]
+        init(_ types: [String: MetadataPolicyParsing.Parsed]) { self.types = types }
+    }
+
+    private struct ContentKey: Hashable {
+        let policy: JSONValue
+        let critical: [String]
+    }
+
+    /// Parsed policies top-down; compared by identity. The key holds them, so an identity
+    /// cannot be reused by another object while the key is stored.
+    private struct MergeKey: Hashable {
+        let parts: [ParsedPolicy]
+        static func == (a: MergeKey, b: MergeKey) -> Bool {
+            a.parts.count == b.parts.count && zip(a.parts, b.parts).allSatisfy { $0 === $1 }
+        }
+        func hash(into h: inout Hasher) { for p in parts { h.combine(ObjectIdentifier(p)) } }
+    }
+
+    typealias Merged = [String: MetadataPolicyParsing.Parsed]
+
+    private let capacity: Int
+    private let parsed = Locked<[ContentKey: Result<ParsedPolicy, MetadataPolicyError>]>([:])
+    private let merges = Locked<[MergeKey: Result<Merged, MetadataPolicyError>]>([:])
+
+    public init(capacity: Int = 1024) { self.capacity = max(1, capacity) }
+
+    /// Section 6.1.4: the chain's policies (Trust Anchor's first) parsed with every critical
+    /// operator of the chain, and merged per Entity Type.
+    func merged(_ policies: [(policy: [String: JSONValue], crit: [String])]) throws(MetadataPolicyError) -> Merged {
+        if policies.isEmpty { return [:] }
+        let critical = Set(policies.flatMap(\.crit)).sorted()
+        var parts: [ParsedPolicy] = []
+        parts.reserveCapacity(policies.count)
+        for p in policies { parts.append(try parse(p.policy, critical: critical)) }
+        let key = MergeKey(parts: parts)
+        if let hit = merges.read({ $0[key] }) { return try hit.get() }
+        let result = Result { () throws(MetadataPolicyError) -> Merged in
+            var merged: Merged = [:]
+            for part in parts {
+                for (type, policy) in part.types {
+                    merged[type] = try merged[type].map { m throws(MetadataPolicyError) in try MetadataPolicy.merge(m, policy) } ?? policy
+                }
+            }
+            return merged
+        }
+        store(result, key, in: merges)
+        return try result.get()
+    }
+
+    private func parse(_ policy: [String: JSONValue], critical: [String]) throws(MetadataPolicyError) -> ParsedPolicy {
+        let key = ContentKey(policy: .object(policy), critical: critical)
+        if let hit = parsed.read({ $0[key] }) { return try hit.get() }
+        let result = Result { () throws(MetadataPolicyError) -> ParsedPolicy in
+            ParsedPolicy(try MetadataPolicyParsing.policy(.object(policy), critical: Set(critical)))
+        }
+        store(result, key, in: parsed)
+        return try result.get()
+    }
+
+    /// Entries held, for tests.
+    var counts: (parsed: Int, merged: Int) { (parsed.read(\.count), merges.read(\.count)) }
+
+    private func store<K, V>(_ value: V, _ key: K, in map: Locked<[K: V]>) {
+        map.withLock { m in
+            if m.count >= capacity { m.removeAll(keepingCapacity: true) }
+            m[key] = value
+        }
+    }
+
+    /// Applies merged policies (section 6.1.4.2) after the immediate superior's `metadata`
+    /// overrides the subject's own for Entity Types the subject has (section 3.1.1); an
+    /// Entity Type with a policy but no metadata stays absent. The same steps as
+    /// `MetadataPolicy.resolve`, which parses and merges on every call.
+    static func apply(_ merged: Merged, leafMetadata: [String: JSONValue],
+                      superiorMetadata: [String: JSONValue]?) throws(MetadataPolicyError) -> [String: JSONValue] {
+        var metadata = leafMetadata
+        for (type, stated) in superiorMetadata ?? [:] {
+            guard let current = leafMetadata[type] else { continue }
+            var params = try parameters(current, type)
+            for (name, value) in try parameters(stated, type) { params[name] = value }
+            metadata[type] = .object(params)
+        }
+        for (type, policy) in merged.sorted(by: { $0.key < $1.key }) {
+            guard let current = metadata[type] else { continue }
+            metadata[type] = .object(try MetadataPolicy.apply(policy, to: try parameters(current, type)))
+        }
+        return metadata
+    }
+
+    private static func parameters(_ v: JSONValue, _ type: String) throws(MetadataPolicyError) -> [String: JSONValue] {
+        guard let o = v.objectValue else { throw .invalidMetadata("metadata for \(type) must be a JSON object, not \(v.typeName)") }
+        return o
+    }
+}

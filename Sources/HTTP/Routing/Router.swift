@@ -1,0 +1,131 @@
+/// What a route runs: the mount's context (e.g. the entity), the request, and the `{name}`
+/// segments of the route template. A thrown `ErrorResponse` (or `RedirectedError`) renders
+/// itself; anything else becomes 500 `server_error`.
+public typealias RouteHandler<Context> = @Sendable (Context, HTTPRequest, PathParameters) throws -> HTTPResponse
+
+/// The routes of one service (federation, the OpenID4VCI issuer, ...) keyed by method and path
+/// template, relative to where the service is mounted (see `Site`). Built once, then only read.
+///
+///     var router = Router<Entity>()
+///     router.get("/.well-known/openid-federation", memo: true) { entity, request, _ in ... }
+///     router.post("/offers/{id}", policy: .perClient) { entity, request, parameters in ... }
+///
+/// HEAD is answered by the GET route (the server sends no body). A path that matches with
+/// another method gets 405 with `Allow`; OPTIONS on a path with a `.publicRead` route answers a
+/// CORS preflight.
+public struct Router<Context: Sendable>: Sendable {
+    struct Route: Sendable {
+        let policy: ResponsePolicy
+        let memo: Bool
+        let handler: RouteHandler<Context>
+    }
+
+    /// The routes sharing one template, by method.
+    struct PathRoutes: Sendable {
+        let template: PathTemplate
+        var methods: [HTTPMethod] = []
+        var routes: [HTTPMethod: Route] = [:]
+    }
+
+    private var paths: [PathRoutes] = []
+    /// Templates without `{name}` segments by their text: one lookup instead of a scan.
+    private var literal: [Substring: Int] = [:]
+    /// Indexes of templates with `{name}` segments, tried in the order they were added.
+    private var templated: [Int] = []
+
+    public init() {}
+
+    /// Adds a route. `memo: true` lets the server reuse a 200 answer for an identical GET/HEAD
+    /// without credentials for up to a second (never past the handler's own `reusable(until:)`);
+    /// only for answers that depend on nothing but the URL and the routing headers.
+    public mutating func add(
+        _ method: HTTPMethod, _ template: String, policy: ResponsePolicy = .publicRead, memo: Bool = false,
+        _ handler: @escaping RouteHandler<Context>
+    ) {
+        let parsed = PathTemplate(template)
+        let index: Int
+        if let existing = paths.firstIndex(where: { $0.template == parsed }) {
+            index = existing
+        } else {
+            index = paths.count
+            paths.append(PathRoutes(template: parsed))
+            if parsed.isLiteral { literal[Substring(template)] = index } else { templated.append(index) }
+        }
+        precondition(paths[index].routes[method] == nil, "route \(method) \(template) added twice")
+        paths[index].methods.append(method)
+        paths[index].routes[method] = Route(policy: policy, memo: memo, handler: handler)
+    }
+
+    public mutating func get(
+        _ template: String, policy: ResponsePolicy = .publicRead, memo: Bool = false, _ handler: @escaping RouteHandler<Context>
+    ) { add(.get, template, policy: policy, memo: memo, handler) }
+
+    public mutating func post(
+        _ template: String, policy: ResponsePolicy = .publicRead, _ handler: @escaping RouteHandler<Context>
+    ) { add(.post, template, policy: policy, handler) }
+
+    public mutating func put(
+        _ template: String, policy: ResponsePolicy = .perClient, _ handler: @escaping RouteHandler<Context>
+    ) { add(.put, template, policy: policy, handler) }
+
+    public mutating func delete(
+        _ template: String, policy: ResponsePolicy = .perClient, _ handler: @escaping RouteHandler<Context>
+    ) { add(.delete, template, policy: policy, handler) }
+
+    /// The answer for `request` whose path below the mount is `path` ("/fetch"); nil when no
+    /// template matches the path, so the caller can try elsewhere or answer 404.
+    public func respond(to request: HTTPRequest, path: Substring, context: Context) -> HTTPResponse? {
+        guard let (entry, parameters) = find(path.isEmpty ? "/" : path) else { return nil }
+        if let route = entry.routes[request.method] ?? (request.method == .head ? entry.routes[.get] : nil) {
+            return Self.run(route, context: context, request: request, parameters: parameters)
+        }
+        let isPublic = entry.routes.values.contains { $0.policy == .publicRead }
+        if request.method == .options && isPublic {
+            return BuiltinResponses.preflight(allow: Self.allow(entry, isPublic: true))
+        }
+        let refused = HTTPResponse.error(
+            status: .methodNotAllowed, code: "invalid_request", description: "method \(request.method) is not allowed here")
+            .adding(header: "Allow", Self.allow(entry, isPublic: isPublic))
+        return (isPublic ? ResponsePolicy.publicRead : .perClient).apply(to: refused)
+    }
+
+    private func find(_ path: Substring) -> (PathRoutes, PathParameters)? {
+        if let index = literal[path] { return (paths[index], PathParameters()) }
+        for index in templated {
+            if let parameters = paths[index].template.match(path) { return (paths[index], parameters) }
+        }
+        return nil
+    }
+
+    /// The `Allow` value: the path's methods, HEAD with GET, OPTIONS where preflights are answered.
+    private static func allow(_ entry: PathRoutes, isPublic: Bool) -> String {
+        var methods = entry.methods
+        if entry.routes[.get] != nil && entry.routes[.head] == nil { methods.insert(.head, at: methods.firstIndex(of: .get)! + 1) }
+        if isPublic && entry.routes[.options] == nil { methods.append(.options) }
+        return methods.map(\.name).joined(separator: ", ")
+    }
+
+    private static func run(
+        _ route: Route, context: Context, request: HTTPRequest, parameters: PathParameters
+    ) -> HTTPResponse {
+        let response: HTTPResponse
+        do {
+            response = try route.handler(context, request, parameters)
+        } catch {
+            response = ErrorRendering.response(for: error)
+        }
+        guard let start = response.deferredStart else { return finish(response, route) }
+        return .deferred { complete in start(complete.mapping { finish($0, route) }) }
+    }
+
+    /// The route's memo choice and policy headers, on direct and deferred answers alike.
+    private static func finish(_ response: HTTPResponse, _ route: Route) -> HTTPResponse {
+        var response = response
+        if !route.memo {
+            response = response.notReusable()
+        } else if response.reusableUntil == nil {
+            response = response.reusable(until: .max)
+        }
+        return route.policy.apply(to: response)
+    }
+}

@@ -1,0 +1,143 @@
+import Cryptography
+import Federation
+import Foundation
+import JOSE
+
+/// The PEM files of one entity: `Keys/<name>/<kid>.pem` (PKCS#8, mode 0600, written once with
+/// O_EXCL and never overwritten) and `Keys/<name>/active`, the kid of the signing key, replaced
+/// only by rename so a reader sees the old or the new pointer, never half of one.
+struct KeyFiles {
+    let root: String
+    let name: String
+    var directory: String { root + "/" + name }
+    var activePointer: String { directory + "/active" }
+
+    static func ensureDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// The kid `active` names, or nil when there is no pointer (yet).
+    func activeKid() -> String? {
+        guard let text = try? String(contentsOfFile: activePointer, encoding: .utf8) else { return nil }
+        let kid = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return kid.isEmpty ? nil : kid
+    }
+
+    /// The key named by `active` (or, if that file is missing, the newest PEM): what the CLI
+    /// rotates away from. The server uses `loadOrCreate`, which also publishes the pointer.
+    func loadActive(parsed: (String) -> SigningKey? = { _ in nil }) throws -> SigningKey? {
+        if let kid = activeKid() { return try parsed(kid) ?? load(kid: kid) }
+        guard let kid = try newestPEM() else { return nil }
+        return try parsed(kid) ?? load(kid: kid)
+    }
+
+    /// The signing key, made on first use. With no `active` pointer, the newest readable PEM (a
+    /// directory from before pointers) or else a fresh key becomes active, and the pointer is
+    /// published with link(2), which fails when `active` exists: of processes starting together
+    /// exactly one wins, the others adopt its key and delete their own unused PEM.
+    func loadOrCreate(algorithm: SignatureAlgorithm, parsed: (String) -> SigningKey? = { _ in nil }) throws -> SigningKey {
+        if let kid = activeKid() { return try parsed(kid) ?? load(kid: kid) }
+        var candidate: SigningKey
+        var fresh = false
+        // A PEM another starter is still writing fails to parse; then make our own.
+        if let kid = try newestPEM(), let key = try? load(kid: kid) {
+            candidate = key
+        } else {
+            candidate = try writeKey(algorithm: algorithm)
+            fresh = true
+        }
+        if try publish(candidate.kid) { return candidate }
+        guard let winner = activeKid() else { throw Self.failure("\(activePointer) vanished") }
+        if fresh && winner != candidate.kid { unlink(directory + "/" + candidate.kid + ".pem") }
+        return try parsed(winner) ?? load(kid: winner)
+    }
+
+    private func newestPEM() throws -> String? {
+        let fm = FileManager.default
+        guard fm.fileExists(atPath: directory) else { return nil }
+        let pems = try fm.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".pem") }
+        return try pems.max { a, b in try modified(a) < modified(b) }.map { String($0.dropLast(4)) }
+    }
+
+    /// Points `active` at `kid` unless it exists; false if another writer got there first.
+    private func publish(_ kid: String) throws -> Bool {
+        try Self.ensureDirectory(directory)
+        let tmp = try writePointer(kid)
+        defer { unlink(tmp) }
+        if link(tmp, activePointer) == 0 {
+            Self.syncDirectory(directory)
+            return true
+        }
+        guard errno == EEXIST else { throw Self.failure("cannot publish \(activePointer)") }
+        return false
+    }
+
+    /// The key in `<kid>.pem`; its kid is recomputed (RFC 7638 thumbprint), not taken from the name.
+    func load(kid: String) throws -> SigningKey {
+        let path = directory + "/" + kid + ".pem"
+        let pem = try String(contentsOfFile: path, encoding: .utf8)
+        let key = try PrivateKey(pem: pem)
+        guard let alg = EntityFile.signingAlgorithms.first(where: key.publicKey.fits) else {
+            throw EntityFileError(file: path, field: nil, "holds a key of a type no signing algorithm fits")
+        }
+        return SigningKey(privateKey: key, algorithm: alg, kid: JWK(publicKey: key.publicKey).thumbprint())
+    }
+
+    private func modified(_ file: String) throws -> Date {
+        let attrs = try FileManager.default.attributesOfItem(atPath: directory + "/" + file)
+        return attrs[.modificationDate] as? Date ?? .distantPast
+    }
+
+    /// A new signing key replacing the current one (rotation): the pointer is renamed over `active`.
+    func create(algorithm: SignatureAlgorithm) throws -> SigningKey {
+        let key = try writeKey(algorithm: algorithm)
+        let tmp = try writePointer(key.kid)
+        guard rename(tmp, activePointer) == 0 else {
+            unlink(tmp)
+            throw Self.failure("cannot replace \(activePointer)")
+        }
+        Self.syncDirectory(directory)
+        return key
+    }
+
+    private func writeKey(algorithm: SignatureAlgorithm) throws -> SigningKey {
+        try Self.ensureDirectory(directory)
+        let key = try PrivateKey(generatingFor: algorithm)
+        let kid = JWK(publicKey: key.publicKey).thumbprint()
+        try Self.writeExclusive(directory + "/" + kid + ".pem", try key.pemPKCS8())
+        return SigningKey(privateKey: key, algorithm: algorithm, kid: kid)
+    }
+
+    /// A pointer file under a name no other writer uses, ready to be linked or renamed into place.
+    private func writePointer(_ kid: String) throws -> String {
+        let tmp = "\(activePointer).\(getpid()).\(UInt32.random(in: 0 ... .max)).tmp"
+        try Self.writeExclusive(tmp, kid + "\n")
+        return tmp
+    }
+
+    static func writeExclusive(_ path: String, _ text: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: path]) }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+            written += n
+        }
+        guard fsync(fd) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+    }
+
+    /// Makes a new directory entry (a PEM, the pointer) survive a power cut, not only its contents.
+    private static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    private static func failure(_ message: String) -> Error {
+        CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(message): \(String(cString: strerror(errno)))"])
+    }
+}

@@ -1,0 +1,68 @@
+import Support
+import XCTest
+@testable import Federation
+
+/// The byte-budgeted caches: eviction order, budget, refresh.
+final class SignedStatementCacheTests: XCTestCase {
+    func testClockCacheStaysWithinItsBudgetAndSparesRecentlyUsedEntries() {
+        let cache = ClockCache<Int, String>(budget: 1000, shards: 1)
+        for i in 0..<10 { cache.set(i, "v\(i)", cost: 100) }
+        XCTAssertEqual(cache.count, 10)
+        XCTAssertEqual(cache.bytes, 1000)
+        // Entry 0 is used; adding another entry must evict an unused one instead.
+        XCTAssertEqual(cache.get(0), "v0")
+        cache.set(10, "v10", cost: 100)
+        XCTAssertLessThanOrEqual(cache.bytes, 1000)
+        XCTAssertEqual(cache.get(0), "v0", "a recently used entry gets a second chance")
+        XCTAssertEqual(cache.get(10), "v10", "the new entry is kept")
+        XCTAssertEqual((0..<11).filter { cache.get($0) == nil }.count, 1, "exactly one entry went")
+        // Many more entries: the budget holds throughout.
+        for i in 100..<400 { cache.set(i, "x", cost: 100); XCTAssertLessThanOrEqual(cache.bytes, 1000) }
+        // Too large for the budget: not stored.
+        cache.set(-1, "huge", cost: 5000)
+        XCTAssertNil(cache.get(-1))
+        // Replacing an entry adjusts the byte count.
+        cache.set(399, "y", cost: 50)
+        XCTAssertEqual(cache.get(399), "y")
+        XCTAssertLessThanOrEqual(cache.bytes, 1000)
+    }
+
+    func testSignedStatementCacheEvictsUnderItsByteBudget() throws {
+        let cache = SignedStatementCache(budget: 64 * 1024)
+        let jwt = String(repeating: "a", count: 1000)
+        for i in 0..<500 {
+            _ = try cache.value(for: .entityConfiguration("https://e.example/\(i)"), now: 0, type: FederationType.jwkSet) { () throws(FederationError) in (jwt, 100) }
+        }
+        XCTAssertLessThanOrEqual(cache.bytes, 64 * 1024)
+        XCTAssertGreaterThan(cache.count, 20)
+        XCTAssertLessThan(cache.count, 64)
+    }
+
+    func testEntriesAreRebuiltOnceStale() throws {
+        let cache = SignedStatementCache()
+        var builds = 0
+        func get(_ now: Int64) throws -> String {
+            try cache.value(for: .historicalKeys("x"), now: now, type: FederationType.jwkSet) { () throws(FederationError) in
+                builds += 1
+                return ("jwt\(builds)", 100)
+            }.compact
+        }
+        XCTAssertEqual(try get(0), "jwt1")
+        XCTAssertEqual(try get(99), "jwt1")
+        XCTAssertEqual(try get(100), "jwt2", "served until refreshAt, then signed again")
+        XCTAssertEqual(builds, 2)
+        XCTAssertThrowsError(try cache.value(for: .historicalKeys("y"), now: 0, type: FederationType.jwkSet) { () throws(FederationError) -> (String, Int64) in
+            throw .notFound("no")
+        })
+        XCTAssertEqual(SignedStatementCache.refreshTime(iat: 0, exp: 1000), 900)
+    }
+
+    func testEntityStatementsAreParsedOnceWhenSigned() throws {
+        let clock = ManualClock(1_800_000_000)
+        let (host, _, _) = try FederationFixture.demo(clock: clock)
+        let signed = try host.signedEntityConfiguration(of: FederationFixture.trustAnchor)
+        XCTAssertEqual(signed.statement?.subject, FederationFixture.trustAnchor)
+        XCTAssertEqual(signed.statement?.compact, signed.compact)
+        XCTAssertNil(try host.signedHistoricalKeys(of: FederationFixture.trustAnchor).statement)
+    }
+}

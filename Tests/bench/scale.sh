@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# Scale and slow-host scenarios of `make bench` (run.sh calls this after its hot-URL pairs; it
+# also runs alone). Prints a table with goals and PASS/MISS and leaves it, the raw wrk output and
+# the number of misses in OUTDIR.
+#
+#   bash Tests/bench/scale.sh path/to/trustbed OUTDIR
+#
+# Environment: BENCH_ENTITIES (100000) leaves, BENCH_SECONDS (5) per wrk run, SCALE_ROUNDS (2),
+# SCALE_PORT (18082) for trustbed, SLOW_PORT (18083) for the slow host, SCALE_START_LIMIT (300)
+# seconds a start may take before the scenario gives up.
+#
+# Scale: a generated Entities directory (1 TA, 100 intermediates `int-N` under `ta`,
+# BENCH_ENTITIES leaves `leaf-N` under `int-(N mod 100)`), fresh Keys. Measured: seconds from exec
+# to the first 200 of the TA's entity configuration (first start, keys created lazily; then a
+# restart with the keys present); idle CPU over 10 s; `fetch` for random subjects as a share of
+# the hot entity configuration in the same round; cold resolves/s (each leaf resolved once);
+# VmRSS after a sweep that fetched every leaf's subordinate statement once.
+# Slow host: a Python server answering after 5 s is a remote subordinate of the TA; while 32
+# resolves wait on it, wrk measures /health p99, compared with /health p99 at rest.
+set -euo pipefail
+export LC_ALL=C
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$repo"
+bin=${1:?usage: scale.sh BINARY OUTDIR}
+out=${2:?usage: scale.sh BINARY OUTDIR}
+leaves=${BENCH_ENTITIES:-100000}
+secs=${BENCH_SECONDS:-5}
+rounds=${SCALE_ROUNDS:-2}
+port=${SCALE_PORT:-18082}
+slow_port=${SLOW_PORT:-18083}
+ints=100
+slow_count=32
+slow_delay=5
+start_limit=${SCALE_START_LIMIT:-300}
+base="http://127.0.0.1:$port"
+
+die() { echo "scale: $*" >&2; exit 1; }
+case "$leaves$secs$rounds" in *[!0-9]*) die "BENCH_ENTITIES, BENCH_SECONDS and SCALE_ROUNDS must be whole numbers" ;; esac
+[ "$leaves" -ge "$ints" ] || die "BENCH_ENTITIES must be at least $ints"
+for tool in wrk curl python3; do command -v "$tool" >/dev/null || die "$tool not found"; done
+[ -x "$bin" ] || die "no executable at $bin"
+for p in "$port" "$slow_port"; do
+    curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$p/" && die "something already answers on 127.0.0.1:$p (set SCALE_PORT / SLOW_PORT)"
+done
+
+mkdir -p "$out"
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+    local pid i alive
+    trap - EXIT INT TERM
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for i in $(seq 1 50); do
+        alive=0
+        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+        [ "$alive" -eq 0 ] && break
+        sleep 0.1
+    done
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+misses=0
+table="$out/scale.txt"
+: >"$table"
+# row NAME VALUE GOAL RESULT; a RESULT starting with MISS or NO DATA counts as a miss.
+row() {
+    printf '%-46s %16s %12s  %s\n' "$1" "$2" "$3" "$4" | tee -a "$table"
+    case "$4" in MISS*|"NO DATA"*) misses=$((misses + 1)) ;; esac
+}
+judge() { # judge VALUE OP GOAL -> PASS, MISS or NO DATA
+    if [ -z "$1" ] || [ "$1" = "-" ]; then echo "NO DATA"; return; fi
+    if awk -v v="$1" -v g="$3" -v op="$2" 'BEGIN { exit !((op == ">=") ? (v >= g) : (v <= g)) }'; then echo PASS; else echo MISS; fi
+}
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+wrk_rps() { awk '$1 == "Requests/sec:" { print $2 }' "$1"; }
+wrk_p99_ms() {
+    awk '$1 == "99%" {
+        v = $2; unit = v; sub(/^[0-9.]+/, "", unit); n = substr(v, 1, length(v) - length(unit)) + 0
+        f = (unit == "us") ? 0.001 : (unit == "ms") ? 1 : (unit == "s") ? 1000 : (unit == "m") ? 60000 : -1
+        if (f >= 0) printf "%.2f\n", n * f
+    }' "$1"
+}
+wrk_errors() {
+    awk '/Non-2xx or 3xx responses:/ { e += $NF }
+         /Socket errors:/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,?$/) e += $i }
+         END { print e + 0 }' "$1"
+}
+median() { printf '%s\n' "$@" | awk 'NF { print $1 }' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+rss_mib() { awk '$1 == "VmRSS:" { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || true; }
+# utime + stime of a process in clock ticks (fields 14 and 15 of /proc/PID/stat, counted after
+# the command name, which may contain spaces).
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }' || true; }
+
+# --- generate ------------------------------------------------------------------------------
+echo "scale scenario: 1 TA, $ints intermediates, $leaves leaves (+ $slow_count remote subordinates on a slow host)"
+t=$(now)
+python3 Tests/bench/gen_entities.py "$tmp/state/Entities" "$leaves" --intermediates "$ints" \
+    --remote-base "http://127.0.0.1:$slow_port" --remote-count "$slow_count"
+echo "  generated $((leaves + ints + 1)) entity files in $(since "$t") s"
+mkdir -p "$tmp/state/Keys"
+
+server_pid=""
+start_server() {
+    "$bin" serve --entities "$tmp/state/Entities" --keys "$tmp/state/Keys" --database "$tmp/state/trustbed.sqlite" \
+        --host 127.0.0.1 --port "$port" --base-url "$base" --log-level notice >>"$tmp/trustbed.log" 2>&1 &
+    server_pid=$!
+    pids+=("$server_pid")
+}
+stop_server() {
+    kill -TERM "$server_pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+}
+# Starts trustbed and sets ready_s to the seconds from exec to the first 200 of the TA's entity
+# configuration ("" if none within SCALE_START_LIMIT s). Not called in $(...): server_pid must stay set.
+ready_s=""
+time_to_ready() {
+    local t code
+    ready_s=""
+    t=$(now)
+    start_server
+    for _ in $(seq 1 $((start_limit * 50))); do
+        kill -0 "$server_pid" 2>/dev/null || return 0
+        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$base/ta/.well-known/openid-federation" || true)
+        if [ "$code" = 200 ]; then ready_s=$(since "$t"); return 0; fi
+        sleep 0.02
+    done
+}
+
+# --- (a) start-up ---------------------------------------------------------------------------
+echo
+printf '%-46s %16s %12s  %s\n' measure value goal result | tee -a "$table"
+time_to_ready
+first=$ready_s
+if [ -z "$first" ]; then
+    tail -n 30 "$tmp/trustbed.log" >&2
+    row "first start to first TA EC 200 (s)" "-" "-" "NO DATA (no 200 within $start_limit s; scenarios skipped)"
+    echo "$misses" >"$out/misses"
+    exit 0
+fi
+keys_after_first=$(find "$tmp/state/Keys" -name '*.pem' | wc -l)
+stop_server
+time_to_ready
+second=$ready_s
+[ -n "$second" ] || { tail -n 30 "$tmp/trustbed.log" >&2; die "trustbed did not restart"; }
+row "first start to first TA EC 200 (s)" "$first" "-" "($keys_after_first key files created)"
+row "restart with keys present (s)" "$second" "-" "-"
+row "RSS after restart (MiB)" "$(rss_mib "$server_pid")" "-" "-"
+
+# --- (b) idle CPU ---------------------------------------------------------------------------
+sleep 2
+hz=$(getconf CLK_TCK)
+c0=$(cpu_ticks "$server_pid")
+sleep 10
+c1=$(cpu_ticks "$server_pid")
+idle=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", 100 * (b - a) / hz / 10 }')
+row "idle CPU over 10 s (% of a core)" "$idle" "-" "-"
+
+# --- (c) fetch for random subjects vs the hot entity configuration --------------------------
+hot="$base/ta/.well-known/openid-federation"
+lua=Tests/bench/scale.lua
+run() { # run OUTFILE WRK-ARGS...
+    local f=$1; shift
+    timeout $((secs + 60)) wrk -t2 -c32 -d"${secs}s" --latency "$@" >"$f" 2>&1 || true
+}
+for what in hot fetch-int fetch-leaf; do  # warm-up
+    case $what in hot) timeout 30 wrk -t2 -c32 -d1s "$hot" >/dev/null 2>&1 || true ;;
+        *) timeout 30 wrk -t2 -c32 -d1s "$base" -s "$lua" -- "$what" "$leaves" "$base" "$ints" 2 >/dev/null 2>&1 || true ;; esac
+done
+declare -A ratios rpss errs
+for r in $(seq 1 "$rounds"); do
+    order="hot fetch-int fetch-leaf"
+    [ $((r % 2)) -eq 0 ] && order="fetch-leaf fetch-int hot"
+    for what in $order; do
+        f="$out/wrk-scale-$what-$r.txt"
+        case $what in hot) run "$f" "$hot" ;; *) run "$f" "$base" -s "$lua" -- "$what" "$leaves" "$base" "$ints" 2 ;; esac
+        rpss[$what]+=" $(wrk_rps "$f")"
+        errs[$what]=$(( ${errs[$what]:-0} + $(wrk_errors "$f") ))
+    done
+    h=$(wrk_rps "$out/wrk-scale-hot-$r.txt")
+    for what in fetch-int fetch-leaf; do
+        v=$(wrk_rps "$out/wrk-scale-$what-$r.txt")
+        [ -n "$h" ] && [ -n "$v" ] && ratios[$what]+=" $(awk -v v="$v" -v h="$h" 'BEGIN { printf "%.3f", v / h }')"
+    done
+done
+# shellcheck disable=SC2086
+row "hot TA entity configuration (req/s)" "$(median ${rpss[hot]:-})" "-" "${errs[hot]:-0} errors"
+for what in fetch-int fetch-leaf; do
+    label="fetch: TA about random intermediate"
+    [ "$what" = fetch-leaf ] && label="fetch: intermediate about random leaf"
+    # shellcheck disable=SC2086
+    ratio=$(median ${ratios[$what]:-})
+    result=$(judge "$ratio" ">=" 0.7)
+    if [ "${errs[$what]:-0}" -gt 0 ]; then
+        case $result in PASS*) result="MISS (errors)" ;; esac
+        result="$result, ${errs[$what]} errors/non-2xx"
+    fi
+    # shellcheck disable=SC2086
+    row "$label (req/s)" "$(median ${rpss[$what]:-})" "-" "-"
+    row "  as a share of the hot EC" "${ratio:--}" ">=0.7" "$result"
+done
+
+# --- (d) cold resolves --------------------------------------------------------------------------
+f="$out/wrk-scale-resolve.txt"
+timeout $((secs * 2 + 60)) wrk -t2 -c16 -d"$((secs * 2))s" --latency "$base" -s "$lua" -- resolve "$leaves" "$base" "$ints" 2 0 >"$f" 2>&1 || true
+row "cold resolves, distinct leaves (req/s)" "$(wrk_rps "$f")" "-" "$(wrk_errors "$f") errors, p99 $(wrk_p99_ms "$f") ms"
+
+# --- (e) RSS after a sweep of every leaf's subordinate statement ------------------------------
+mkdir -p "$tmp/sweep"
+f="$out/wrk-scale-sweep.txt"
+t=$(now)
+wrk -t2 -c16 -d900s "$base" -s "$lua" -- sweep "$leaves" "$base" "$ints" 2 0 "$tmp/sweep" >"$f" 2>&1 &
+sweep_pid=$!
+pids+=("$sweep_pid")
+while kill -0 "$sweep_pid" 2>/dev/null && [ "$(find "$tmp/sweep" -name 'done-*' | wc -l)" -lt 2 ]; do sleep 0.2; done
+kill -INT "$sweep_pid" 2>/dev/null || true
+wait "$sweep_pid" 2>/dev/null || true
+sweep_s=$(since "$t")
+rss=$(rss_mib "$server_pid")
+row "sweep: every leaf fetched once (s)" "$sweep_s" "-" "$(awk '/requests in/ { print $1 }' "$f") requests, $(wrk_errors "$f") errors"
+row "RSS after the sweep (MiB)" "${rss:--}" "<=300" "$(judge "${rss:--}" "<=" 300)"
+
+# --- slow host ---------------------------------------------------------------------------------
+echo
+echo "slow host: $slow_count resolves for subjects on a host that answers after ${slow_delay} s"
+python3 Tests/bench/slow_host.py "$slow_port" "$slow_delay" >"$tmp/slow_host.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 1 50); do curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$slow_port/" && break; sleep 0.1; done
+health="$base/health"
+idle_f="$out/wrk-slow-health-idle.txt"
+timeout 60 wrk -t1 -c4 -d"${secs}s" --latency "$health" >"$idle_f" 2>&1 || true
+mkdir -p "$tmp/resolves"
+t=$(now)
+for k in $(seq 0 $((slow_count - 1))); do
+    curl -s -o "$tmp/resolves/$k.body" -w '%{http_code} %{time_total}\n' --max-time 30 \
+        "$base/ta/resolve?sub=http://127.0.0.1:$slow_port/slow-$k&trust_anchor=$base/ta" >"$tmp/resolves/$k.status" 2>/dev/null &
+    pids+=("$!")
+done
+sleep 0.5
+busy_f="$out/wrk-slow-health-busy.txt"
+timeout 60 wrk -t1 -c4 -d4s --latency --timeout 10s "$health" >"$busy_f" 2>&1 || true
+still=0
+for k in $(seq 0 $((slow_count - 1))); do [ -s "$tmp/resolves/$k.status" ] || still=$((still + 1)); done
+wait_until=$(( $(date +%s) + 40 ))
+while [ "$(find "$tmp/resolves" -name '*.status' -size +0 | wc -l)" -lt "$slow_count" ] && [ "$(date +%s)" -lt "$wait_until" ]; do sleep 0.2; done
+idle_p99=$(wrk_p99_ms "$idle_f")
+busy_p99=$(wrk_p99_ms "$busy_f")
+busy_rps=$(wrk_rps "$busy_f")
+factor=-
+[ -n "$idle_p99" ] && [ -n "$busy_p99" ] && factor=$(awk -v a="$idle_p99" -v b="$busy_p99" 'BEGIN { printf "%.2f", (a > 0) ? b / a : 0 }')
+factor_result=$(judge "$factor" "<=" 2)
+# wrk prints a 0 p99 when nothing answered at all: that is the worst case, not the best.
+if awk -v r="${busy_rps:-0}" 'BEGIN { exit !(r + 0 == 0) }'; then factor=-; factor_result="MISS (no /health answer while resolves waited)"; fi
+json_errors=0 slowest=0 codes=""
+for k in $(seq 0 $((slow_count - 1))); do
+    read -r code took <"$tmp/resolves/$k.status" 2>/dev/null || { code=000; took=0; }
+    codes+=" $code"
+    grep -q '"error"' "$tmp/resolves/$k.body" 2>/dev/null && json_errors=$((json_errors + 1))
+    slowest=$(awk -v a="$slowest" -v b="${took:-0}" 'BEGIN { print (b > a) ? b : a }')
+done
+row "/health p99 at rest (ms)" "${idle_p99:--}" "-" "$(wrk_rps "$idle_f") req/s"
+row "/health p99 while $slow_count resolves wait (ms)" "${busy_p99:--}" "-" "${busy_rps:-0} req/s, $still resolves still waiting"
+row "  factor over rest" "$factor" "<=2" "$factor_result"
+verdict=MISS
+[ "$json_errors" -eq "$slow_count" ] && verdict=PASS
+# shellcheck disable=SC2086
+row "slow resolves ending in a JSON error" "$json_errors/$slow_count" "$slow_count/$slow_count" \
+    "$verdict (slowest $(printf '%.1f' "$slowest") s; HTTP$(printf '%s\n' $codes | sort | uniq -c | awk '{ printf " %sx%s", $1, $2 }'))"
+[ "$still" -gt 0 ] || echo "  note: no resolve was still waiting while /health was measured; the comparison proves little"
+
+stop_server
+echo "$misses" >"$out/misses"
+echo "scale scenarios: $misses goal(s) missed or not measured"
