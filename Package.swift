@@ -20,6 +20,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
 
         .target(name: "JSON"),
         // What every service needs: the clock, the lock, hex/base64url, query and form parsing.
@@ -32,6 +34,10 @@ let package = Package(
         .target(name: "JOSE", dependencies: ["Cryptography", "JSON", "Support"]),
         .target(name: "CBOR"),
         .target(name: "COSE", dependencies: ["CBOR", "Cryptography"]),
+        // Credential formats, independent of any server.
+        .target(name: "SDJWT", dependencies: ["Cryptography", "JOSE", "JSON", "Support"]),
+        .target(name: "StatusList", dependencies: ["CZlib", "Cryptography", "JOSE", "JSON", "Support"]),
+        .target(name: "MDoc", dependencies: ["CBOR", "COSE", "Cryptography", "Support"]),
         .target(name: "Store", dependencies: ["CSQLite"]),
         .target(name: "Federation", dependencies: [
             "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Support", .product(name: "Logging", package: "swift-log"),
@@ -53,6 +59,9 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography", "JSON", "Support"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "CBOR", "Cryptography"]),
+        .testTarget(name: "SDJWTTests", dependencies: ["SDJWT", "JOSE", "Cryptography", "JSON", "Support"]),
+        .testTarget(name: "StatusListTests", dependencies: ["StatusList", "JOSE", "Cryptography", "JSON", "Support"]),
+        .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "COSE", "Cryptography", "Support"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "FederationTests", dependencies: ["Federation", "HTTP", "JOSE", "Cryptography", "JSON", "Store", "Support"]),
         .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "JOSE", "JSON", "HTTP", "Store", "Support"]),

@@ -53,9 +53,9 @@ struct ServerIndex: Sendable {
     }
 
     private static func number(_ p: Parameters, _ name: String, default value: Int, range: ClosedRange<Int>) throws(HTTPError) -> Int {
-        let text: String?
-        do { text = try p.optional(name) } catch { throw .badRequest("\(error)") }
-        guard let text else { return value }
+        let values = p.all(name)
+        guard values.count <= 1 else { throw .badRequest("\(name) must not appear more than once") }
+        guard let text = values.first else { return value }
         guard let n = Int(text), range.contains(n) else {
             throw .badRequest("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound == Int.max ? "" : String(range.upperBound))")
         }

@@ -20,7 +20,7 @@ def server(make_server):
     return make_server("keys-revoke").start()
 
 
-def revoke(server, name: str, kid: str, reason: str = "keyCompromise"):
+def revoke(server, name: str, kid: str, reason: str = "compromised"):
     return server.cli("keys", "revoke", name, kid, "--reason", reason, *server.state_args, "--base-url", server.base, timeout=30)
 
 
@@ -74,7 +74,7 @@ def test_revoking_the_active_key_rotates_and_unpublishes_it(server):
 
     new, kids = wait_for(unpublished, f"{old} gone from {name}'s jwks")
     assert new in kids and new != old, f"a new signing key must be published: signed by {new}, jwks {kids}"
-    assert_listed_as_revoked(server, name, old, "keyCompromise", before)
+    assert_listed_as_revoked(server, name, old, "compromised", before)
 
     # The superior stops vouching for the revoked key, and chains through the intermediate validate.
     def superior_updated():
@@ -106,7 +106,7 @@ def test_revoking_a_rotated_out_key(server):
 
     wait_for(rotated, "rotation picked up with the old key still published")
     before = int(time.time())
-    p = revoke(server, name, old, reason="keyCompromise")
+    p = revoke(server, name, old, reason="compromised")
     assert p.returncode == 0, f"keys revoke exited {p.returncode}: {p.stderr[-800:]}"
 
     def gone():
@@ -115,7 +115,7 @@ def test_revoking_a_rotated_out_key(server):
         return old not in kids, kids
 
     wait_for(gone, f"revoked {old} gone from {name}'s jwks")
-    assert_listed_as_revoked(server, name, old, "keyCompromise", before)
+    assert_listed_as_revoked(server, name, old, "compromised", before)
 
 
 def test_unknown_kid_exits_1(server):

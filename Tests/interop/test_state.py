@@ -68,6 +68,9 @@ def historical_keys(server, name) -> list[dict]:
 
 
 def test_key_files_are_private(state):
+    # Keys are created on first use: ask every entity for its configuration first.
+    for name in ENTITIES:
+        fetch_entity_configuration(state.id(name))
     for name in ENTITIES:
         d = state.keys / name
         assert d.is_dir(), f"no key directory {d}; Keys contains {sorted(p.name for p in state.keys.iterdir())}"

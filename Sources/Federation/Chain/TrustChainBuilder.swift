@@ -30,6 +30,9 @@ struct TrustChainBuilder {
         do {
             leaf = try source.entityConfiguration(of: subject, deadline: deadline)
         } catch {
+            // A subject this server will not fetch from is the caller's request at fault (and no
+            // connection was made); anything else means the subject could not be found.
+            if case .invalidRequest = error { throw error }
             throw .invalidSubject("cannot obtain the entity configuration of \(subject): \(error.message)")
         }
         guard leaf.statement.isEntityConfiguration, leaf.statement.subject == subject else {

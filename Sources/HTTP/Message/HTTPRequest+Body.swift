@@ -18,6 +18,9 @@ extension HTTPRequest {
     /// The application/x-www-form-urlencoded body (charset parameter allowed) as `Parameters`.
     /// Form decoding keeps malformed escapes literally (WHATWG), so only the type can be wrong.
     public func formBody() throws(HTTPError) -> Parameters {
+        // An empty body has no media type (clients send no Content-Type with it); it is an empty
+        // form, so a missing parameter is reported as such rather than as a media type problem.
+        if body.isEmpty && header("content-type") == nil { return Parameters(pairs: []) }
         try requireMediaType("application/x-www-form-urlencoded")
         return Parameters(encoded: body)
     }

@@ -1,0 +1,51 @@
+import JOSE
+
+/// An SD-JWT or SD-JWT+KB in compact form (RFC 9901 §4): `<issuer JWT>~<d1>~...~<dn>~` followed
+/// by a Key Binding JWT or nothing. Parsing checks structure only; `verify` establishes trust.
+public struct SDJWT: Sendable, Equatable {
+    public let issuerJWT: String
+    public let disclosures: [Disclosure]
+    public let keyBindingJWT: String?
+
+    /// Bounds memory for untrusted input: a PID with dozens of disclosures is a few KiB.
+    public static let maximumLength = 256 * 1024
+
+    public init(issuerJWT: String, disclosures: [Disclosure], keyBindingJWT: String?) {
+        self.issuerJWT = issuerJWT
+        self.disclosures = disclosures
+        self.keyBindingJWT = keyBindingJWT
+    }
+
+    public static func parse(_ text: String) throws(SDJWTError) -> SDJWT {
+        guard text.utf8.count <= maximumLength else { throw .malformed("larger than \(maximumLength) bytes") }
+        let parts = text.split(separator: "~", omittingEmptySubsequences: false).map(String.init)
+        // At least "<jwt>~": a JWT alone (no tilde) is not an SD-JWT.
+        guard parts.count >= 2 else { throw .malformed("no \"~\" separator") }
+        guard !parts[0].isEmpty else { throw .malformed("empty issuer-signed JWT") }
+        var disclosures: [Disclosure] = []
+        for encoded in parts[1..<(parts.count - 1)] {
+            guard !encoded.isEmpty else { throw .malformed("empty disclosure (\"~~\")") }
+            disclosures.append(try Disclosure(encoded: encoded))
+        }
+        let last = parts[parts.count - 1]
+        return SDJWT(issuerJWT: parts[0], disclosures: disclosures, keyBindingJWT: last.isEmpty ? nil : last)
+    }
+
+    /// The SD-JWT without its KB-JWT, ending in `~`: what `sd_hash` covers (RFC 9901 §4.3.1).
+    public var withoutKeyBinding: String {
+        var out = issuerJWT + "~"
+        for disclosure in disclosures { out += disclosure.encoded + "~" }
+        return out
+    }
+
+    public var serialized: String { withoutKeyBinding + (keyBindingJWT ?? "") }
+
+    /// The issuer-signed JWT, parsed but not verified.
+    public func parsedIssuerJWT() throws(SDJWTError) -> JWS {
+        do { return try JWS.parse(issuerJWT) } catch { throw .jose(error) }
+    }
+}
+
+extension SDJWT: CustomStringConvertible {
+    public var description: String { serialized }
+}
