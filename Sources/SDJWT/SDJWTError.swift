@@ -21,8 +21,8 @@ public enum SDJWTError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A disclosure's claim name is `_sd` or `...`, already exists in its object, or an object
     /// disclosure is referenced from an array (or the reverse) (RFC 9901 §7.1 step 3).
     case invalidDisclosedClaim(String)
-    /// The issuance plan would hide a claim that must stay visible (SD-JWT VC §3.2.2.2), or
-    /// names a claim the claims object does not have.
+    /// The issuance plan would hide a claim that must stay visible (SD-JWT VC §3.2.2.2), uses a
+    /// reserved name, or expects an object or array where the claims have something else.
     case invalidPlan(String)
     /// Key binding was required and is missing, or the KB-JWT's claims are wrong
     /// (RFC 9901 §7.3: typ, aud, nonce, iat, sd_hash, signature by the `cnf` key).

@@ -1,3 +1,5 @@
+import JOSE
+
 /// A status value (Token Status List §7.1). Values 0x03 and 0x0B–0x0F are application specific;
 /// the rest are reserved for the IANA registry.
 public struct StatusType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -35,6 +37,7 @@ public enum StatusListError: Error, Equatable, Sendable, CustomStringConvertible
     /// A Status List Token or `status` claim with missing or wrong members.
     case malformedToken(String)
     case compression(String)
+    case signing(JOSEError)
 
     public var description: String {
         switch self {
@@ -46,6 +49,7 @@ public enum StatusListError: Error, Equatable, Sendable, CustomStringConvertible
         case .listFull: return "no free index left in the status list"
         case .malformedToken(let why): return "malformed status list token: \(why)"
         case .compression(let why): return "zlib: \(why)"
+        case .signing(let error): return "signing failed: \(error)"
         }
     }
 }

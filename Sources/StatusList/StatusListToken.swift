@@ -38,12 +38,9 @@ public struct StatusListToken: Sendable {
         var header: [String: JSONValue] = ["typ": .string(Self.mediaType)]
         if let keyID { header["kid"] = .string(keyID) }
         if let x5c { header["x5c"] = JSONValue(x5c) }
-        do {
-            return try JWS.sign(header: header, payloadBytes: JSONValue.object(try claims()).bytes, key: key, algorithm: algorithm)
-        } catch let error as JOSEError {
-            throw .malformedToken("signing failed: \(error)")
-        } catch {
-            throw error as! StatusListError
+        let payload = JSONValue.object(try claims()).bytes
+        do { return try JWS.sign(header: header, payloadBytes: payload, key: key, algorithm: algorithm) } catch {
+            throw .signing(error)
         }
     }
 

@@ -17,19 +17,24 @@ struct MDocFixture {
     let signerKey: PrivateKey
     let documentSigner: Certificate
     let deviceKey: PrivateKey
+    /// When the MSO is signed; the certificates are valid from `iacaFrom` (or a day before `signed`).
+    let signed: Int64
 
-    init() throws {
+    /// `signed` defaults to a fixed time; pass the wall clock for checkers that use it.
+    init(signed: Int64 = MDocFixture.signed) throws {
+        self.signed = signed
+        let iacaFrom = min(Self.iacaFrom, signed - 86_400)
         iacaKey = try PrivateKey(generatingFor: .ES256)
         iaca = try AnnexB.makeIACA(
             key: iacaKey, country: "DE", organization: "Trustbed", commonName: "Trustbed Test IACA",
             issuerAltName: .uri("https://pid.example"), crlURL: "https://pid.example/iaca.crl",
-            validity: .init(notBefore: Self.iacaFrom, notAfter: Self.iacaFrom + 10 * 365 * 86_400))
+            validity: .init(notBefore: iacaFrom, notAfter: iacaFrom + 10 * 365 * 86_400))
         signerKey = try PrivateKey(generatingFor: .ES256)
         documentSigner = try AnnexB.makeDocumentSigner(
             subjectKey: signerKey.publicKey, iaca: iaca, iacaKey: iacaKey, organization: "Trustbed",
             commonName: "Trustbed Test DS", issuerAltName: .uri("https://pid.example"),
             crlURL: "https://pid.example/iaca.crl",
-            validity: .init(notBefore: Self.iacaFrom, notAfter: Self.iacaFrom + 400 * 86_400))
+            validity: .init(notBefore: signed - 86_400, notAfter: signed + 300 * 86_400))
         deviceKey = try PrivateKey(generatingFor: .ES256)
     }
 
@@ -48,7 +53,7 @@ struct MDocFixture {
         ("issuing_country", "DE"),
     ]
 
-    var validity: ValidityInfo { ValidityInfo(signed: Self.signed, validFrom: Self.signed, validUntil: Self.validUntil) }
+    var validity: ValidityInfo { ValidityInfo(signed: signed, validFrom: signed, validUntil: signed + 90 * 86_400) }
 
     func signer() throws -> DocumentSigner {
         try DocumentSigner(key: signerKey, certificateChain: [documentSigner])

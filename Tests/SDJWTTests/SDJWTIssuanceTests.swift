@@ -1,0 +1,81 @@
+import Cryptography
+import JOSE
+import JSON
+import SDJWT
+import XCTest
+
+final class SDJWTIssuanceTests: XCTestCase {
+    func testIssuedPayloadHidesPlannedClaims() throws {
+        let parties = try Fixture.parties()
+        let sdjwt = try Fixture.issue(parties, decoys: 2)
+        XCTAssertEqual(sdjwt.disclosures.count, Fixture.disclosureCount)
+        XCTAssertTrue(sdjwt.serialized.hasSuffix("~"))
+        XCTAssertNil(sdjwt.keyBindingJWT)
+
+        let jws = try sdjwt.parsedIssuerJWT()
+        XCTAssertEqual(jws.type, "dc+sd-jwt")
+        XCTAssertEqual(jws.keyID, parties.issuerJWK.kid)
+        let payload = try jws.payload()
+        XCTAssertEqual(payload["_sd_alg"], "sha-256")
+        for visible in ["iss", "vct", "iat", "exp", "cnf", "status"] { XCTAssertNotNil(payload[visible], visible) }
+        for hidden in ["given_name", "family_name", "birthdate", "address", "nationalities"] { XCTAssertNil(payload[hidden], hidden) }
+
+        // given_name, family_name, birthdate, address, nationalities + 2 decoys, sorted.
+        let sd = try XCTUnwrap(payload["_sd"]?.stringArray)
+        XCTAssertEqual(sd.count, 5 + 2)
+        XCTAssertEqual(sd, sd.sorted())
+        // The visible container keeps its own _sd with 2 real digests and 2 decoys.
+        XCTAssertEqual(payload["age_equal_or_over"]?["_sd"]?.stringArray?.count, 4)
+
+        // The nationalities disclosure carries an array of {"...": digest} elements.
+        let nationalities = try XCTUnwrap(sdjwt.disclosures.first { $0.name == "nationalities" })
+        let elements = try XCTUnwrap(nationalities.value.arrayValue)
+        XCTAssertEqual(elements.count, 2)
+        XCTAssertTrue(elements.allSatisfy { $0.objectValue?.keys.sorted() == ["..."] })
+        // The address disclosure has its own _sd (recursive disclosure, 3 members + 2 decoys).
+        let address = try XCTUnwrap(sdjwt.disclosures.first { $0.name == "address" })
+        XCTAssertEqual(address.value["_sd"]?.stringArray?.count, 5)
+    }
+
+    func testX5cAndNoKeyIDHeader() throws {
+        let key = try PrivateKey(generatingFor: .ES256)
+        let issuer = SDJWTIssuer(key: key, algorithm: .ES256, x5c: ["MIIBleaf", "MIIBca"])
+        let sdjwt = try issuer.issue(claims: ["iss": "https://i.example", "vct": "t", "a": 1], plan: .disclosing(["a"]))
+        let jws = try sdjwt.parsedIssuerJWT()
+        XCTAssertNil(jws.keyID)
+        XCTAssertEqual(jws.header["x5c"], ["MIIBleaf", "MIIBca"])
+        XCTAssertEqual(jws.algorithm, "ES256")
+    }
+
+    /// SD-JWT VC §3.2.2.2: iss, nbf, exp, cnf, vct, vct#integrity and status must not be
+    /// selectively disclosable; neither may the reserved names _sd and ... be claims.
+    func testPlansCannotHideAlwaysVisibleClaims() throws {
+        let key = try PrivateKey(generatingFor: .ES256)
+        let issuer = SDJWTIssuer(key: key, algorithm: .ES256)
+        for name in ["iss", "nbf", "exp", "cnf", "vct", "vct#integrity", "status", "iat"] {
+            XCTAssertThrowsError(try issuer.issue(claims: [name: "x"], plan: .disclosing([name])), name) {
+                XCTAssertEqual($0 as? SDJWTError, .invalidPlan("\"\(name)\" must stay visible"))
+            }
+        }
+        XCTAssertThrowsError(try issuer.issue(claims: ["_sd": ["x"]], plan: .plain))
+        XCTAssertThrowsError(try issuer.issue(claims: ["a": ["...": 1]], plan: .object(["a": .visible(.object(["...": .disclosable]))])))
+        XCTAssertThrowsError(try issuer.issue(claims: ["a": "text"], plan: .object(["a": .visible(.object(["b": .disclosable]))]))) {
+            XCTAssertEqual($0 as? SDJWTError, .invalidPlan("a is not an object"))
+        }
+    }
+
+    func testPlanMayNameAbsentOptionalClaims() throws {
+        let issuer = SDJWTIssuer(key: try PrivateKey(generatingFor: .ES256), algorithm: .ES256)
+        let sdjwt = try issuer.issue(claims: ["iss": "https://i.example", "a": 1], plan: .disclosing(["a", "absent"]))
+        XCTAssertEqual(sdjwt.disclosures.map(\.name), ["a"])
+    }
+
+    func testParseSerializeRoundTrip() throws {
+        let sdjwt = try Fixture.issue(try Fixture.parties())
+        XCTAssertEqual(try SDJWT.parse(sdjwt.serialized), sdjwt)
+        XCTAssertThrowsError(try SDJWT.parse("a.b.c"))  // no tilde
+        XCTAssertThrowsError(try SDJWT.parse("~"))
+        XCTAssertThrowsError(try SDJWT.parse(sdjwt.issuerJWT + "~~"))
+        XCTAssertThrowsError(try SDJWT.parse(sdjwt.issuerJWT + "~%%%~"))
+    }
+}
