@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PYTHON ?= python3
 VENV := Tests/interop/.venv
-DEB_PACKAGES := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev curl python3 python3-venv
+DEB_PACKAGES := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev zlib1g-dev curl python3 python3-venv
 BENCH_PACKAGES := wrk
 HOST ?= 127.0.0.1
 PORT ?= 8080
@@ -34,7 +34,7 @@ run: build
 
 test: unit-test interop-test
 
-unit-test: deps
+unit-test: deps $(VENV)/.installed
 	$(SWIFT) test
 
 $(VENV)/.installed: Tests/interop/requirements.txt

@@ -1,6 +1,6 @@
 /// Every key an entity has used, so rotation keeps old keys verifiable (historical keys).
 public struct KeyHistoryRepository: Sendable {
-    private let database: Database
+    public let database: Database
 
     public init(database: Database) {
         self.database = database

@@ -59,13 +59,24 @@ struct KeyFiles {
         return try pems.max { a, b in try modified(a) < modified(b) }.map { String($0.dropLast(4)) }
     }
 
+    /// First-start generation in bulk: a fresh active key for a directory that has none, or nil
+    /// when it has one (or another writer won). Nothing is fsynced: the caller makes a whole batch
+    /// durable with one sync(2) before recording it, instead of three fsyncs per key.
+    func createIfMissing(algorithm: SignatureAlgorithm) throws -> SigningKey? {
+        guard activeKid() == nil, try newestPEM() == nil else { return nil }
+        let key = try writeKey(algorithm: algorithm, durable: false)
+        if try publish(key.kid, durable: false) { return key }
+        unlink(directory + "/" + key.kid + ".pem")
+        return nil
+    }
+
     /// Points `active` at `kid` unless it exists; false if another writer got there first.
-    private func publish(_ kid: String) throws -> Bool {
+    private func publish(_ kid: String, durable: Bool = true) throws -> Bool {
         try Self.ensureDirectory(directory)
-        let tmp = try writePointer(kid)
+        let tmp = try writePointer(kid, durable: durable)
         defer { unlink(tmp) }
         if link(tmp, activePointer) == 0 {
-            Self.syncDirectory(directory)
+            if durable { Self.syncDirectory(directory) }
             return true
         }
         guard errno == EEXIST else { throw Self.failure("cannot publish \(activePointer)") }
@@ -100,22 +111,22 @@ struct KeyFiles {
         return key
     }
 
-    private func writeKey(algorithm: SignatureAlgorithm) throws -> SigningKey {
+    private func writeKey(algorithm: SignatureAlgorithm, durable: Bool = true) throws -> SigningKey {
         try Self.ensureDirectory(directory)
         let key = try PrivateKey(generatingFor: algorithm)
         let kid = JWK(publicKey: key.publicKey).thumbprint()
-        try Self.writeExclusive(directory + "/" + kid + ".pem", try key.pemPKCS8())
+        try Self.writeExclusive(directory + "/" + kid + ".pem", try key.pemPKCS8(), durable: durable)
         return SigningKey(privateKey: key, algorithm: algorithm, kid: kid)
     }
 
     /// A pointer file under a name no other writer uses, ready to be linked or renamed into place.
-    private func writePointer(_ kid: String) throws -> String {
+    private func writePointer(_ kid: String, durable: Bool = true) throws -> String {
         let tmp = "\(activePointer).\(getpid()).\(UInt32.random(in: 0 ... .max)).tmp"
-        try Self.writeExclusive(tmp, kid + "\n")
+        try Self.writeExclusive(tmp, kid + "\n", durable: durable)
         return tmp
     }
 
-    static func writeExclusive(_ path: String, _ text: String) throws {
+    static func writeExclusive(_ path: String, _ text: String, durable: Bool = true) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: path]) }
         defer { close(fd) }
@@ -126,7 +137,7 @@ struct KeyFiles {
             guard n > 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
             written += n
         }
-        guard fsync(fd) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        guard !durable || fsync(fd) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
     }
 
     /// Makes a new directory entry (a PEM, the pointer) survive a power cut, not only its contents.

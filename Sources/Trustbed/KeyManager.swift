@@ -1,3 +1,4 @@
+import Foundation
 import Support
 import Cryptography
 import Federation
@@ -83,14 +84,69 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
 
     /// The active key, plus retired keys until their `exp` so statements signed just before a
     /// rotation still verify while they are cached elsewhere. A revoked key is never published.
+    ///
+    /// An entity whose private key is not loaded is answered from the key history alone: a
+    /// superior's statements about 100,000 subordinates need their public keys, and holding
+    /// 100,000 private keys for that cost hundreds of MiB.
     public func publicKeys(for entityID: String) throws(FederationError) -> JWKSet {
+        guard let e = byID[entityID] else { throw .serverError("no key for \(entityID)") }
+        if let k = slots.read({ $0[e.name] })?.state.read({ $0 }) {
+            return published(active: k.activeJWK, activeKid: k.signing.kid, records: k.records)
+        }
+        let records = (try? history.keys(entity: e.name)) ?? []
+        let candidates = records.filter { $0.retiredAt == nil && $0.revokedAt == nil }
+        if let active = candidates.max(by: { $0.createdAt < $1.createdAt }), candidates.count == 1,
+           let jwk = Self.jwk(active), jwk.algorithm == e.algorithm.rawValue {
+            return published(active: jwk, activeKid: active.kid, records: records)
+        }
+        // No key yet, a changed algorithm or an unclear history: load (or make) the key.
         let k = try loaded(entityID)
+        return published(active: k.activeJWK, activeKid: k.signing.kid, records: k.records)
+    }
+
+    private func published(active: JWK, activeKid: String, records: [KeyRecord]) -> JWKSet {
         let now = clock.now()
-        var keys = [k.activeJWK]
-        for r in k.records where r.kid != k.signing.kid && r.revokedAt == nil {
+        var keys = [active]
+        for r in records where r.kid != activeKid && r.revokedAt == nil {
             if let exp = r.expiresAt, exp > now, let jwk = Self.jwk(r) { keys.append(jwk) }
         }
         return JWKSet(keys: keys)
+    }
+
+    /// Creates, in the background at first start, the keys of every entity that has none yet, so
+    /// that later requests never wait for a key to be made (about 2 ms each with its fsyncs).
+    /// Keys are written without an fsync per file; each batch is made durable by one sync(2) and
+    /// then recorded in the history, so what a kill -9 can lose is only unrecorded files, which
+    /// the next start adopts. Returns how many keys it made; `stop` ends it early.
+    public func generateMissing(threads: Int = 2, batch: Int = 512, stop: @Sendable () -> Bool) -> Int {
+        let entities = byID.values.sorted { $0.name < $1.name }
+        var made = 0
+        var start = 0
+        while start < entities.count, !stop() {
+            let chunk = Array(entities[start..<min(start + batch, entities.count)])
+            start += batch
+            let created = Locked<[(String, SigningKey)]>([])
+            let per = (chunk.count + threads - 1) / max(1, threads)
+            DispatchQueue.concurrentPerform(iterations: max(1, threads)) { t in
+                for e in chunk.dropFirst(t * per).prefix(per) {
+                    let files = KeyFiles(root: directory, name: e.name)
+                    if let key = try? files.createIfMissing(algorithm: e.algorithm) {
+                        created.withLock { $0.append((e.name, key)) }
+                    }
+                }
+            }
+            let keys = created.current
+            guard !keys.isEmpty else { continue }
+            sync()
+            let now = clock.now()
+            try? history.database.transaction { _ in
+                for (name, key) in keys {
+                    try history.recordActive(entity: name, kid: key.kid, jwk: Self.publicJWK(key).jsonValue.serialized(), createdAt: now)
+                }
+            }
+            made += keys.count
+        }
+        return made
     }
 
     /// Retired and revoked keys in the form of OpenID Federation 1.0 §8.7.2: `iat`, the required
@@ -138,6 +194,7 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
         if let s = slots.read({ $0[e.name] }), s.algorithm == e.algorithm { return s }
         return slots.withLock { map in
             if let s = map[e.name], s.algorithm == e.algorithm { return s }
+            if map.count >= Self.maxLoadedKeys { map.removeAll(keepingCapacity: true) }
             let s = Slot(algorithm: e.algorithm)
             map[e.name] = s
             return s
@@ -173,8 +230,16 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
     }
 
     private func remember(_ key: SigningKey, of name: String) {
-        parsed.withLock { $0["\(name)/\(key.kid)"] = key }
+        parsed.withLock { map in
+            if map.count >= Self.maxLoadedKeys { map.removeAll(keepingCapacity: true) }
+            map["\(name)/\(key.kid)"] = key
+        }
     }
+
+    /// Private keys kept parsed at once. An OpenSSL key costs a few KiB, so 100,000 of them would
+    /// dominate the server's memory; past this many the cache starts over and a key is read from
+    /// its PEM again (about 0.1 ms) when next needed.
+    static let maxLoadedKeys = 8192
 
     static func publicJWK(_ key: SigningKey) -> JWK {
         JWK(publicKey: key.privateKey.publicKey, algorithm: key.algorithm)

@@ -75,6 +75,14 @@ public final class TrustbedServer: Sendable {
         let poller = Thread { [self] in pollChangeCounter() }
         poller.name = "trustbed-changes"
         poller.start()
+        let generator = Thread { [self] in
+            let started = Date()
+            let made = state.read { $0.keys }.generateMissing { self.running.read { $0.stopped } }
+            if made > 0 { logger.notice("created the keys of \(made) entities in \(String(format: "%.1f", -started.timeIntervalSinceNow)) s") }
+        }
+        generator.name = "trustbed-keygen"
+        generator.qualityOfService = .utility
+        generator.start()
         logger.info("serving \(host.entities.count) entities at \(configuration.effectiveBaseURL)")
     }
 
