@@ -30,7 +30,7 @@ let package = Package(
             "CMicroHTTPD", "JSON", "Support", .product(name: "Logging", package: "swift-log"),
         ]),
         // Not "Crypto": that is swift-crypto's module name, and a user adding it would clash.
-        .target(name: "Cryptography", dependencies: ["COpenSSL"]),
+        .target(name: "Cryptography", dependencies: ["COpenSSL", "Support"]),
         .target(name: "JOSE", dependencies: ["Cryptography", "JSON", "Support"]),
         .target(name: "CBOR"),
         .target(name: "COSE", dependencies: ["CBOR", "Cryptography"]),

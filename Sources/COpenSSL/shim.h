@@ -5,6 +5,7 @@
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
+#include <openssl/decoder.h>
 #include <openssl/rand.h>
 #include <openssl/bn.h>
 #include <openssl/rsa.h>

@@ -39,7 +39,7 @@ enum KeyComponentsImport {
     }
 
     /// EVP_PKEY_PUBLIC_KEY: the header builds it from nested macros Swift cannot import.
-    private static let publicKeySelection = Int32(
+    static let publicKeySelection = Int32(
         OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS | OSSL_KEYMGMT_SELECT_OTHER_PARAMETERS | OSSL_KEYMGMT_SELECT_PUBLIC_KEY)
 
     private static func build(type: String, _ parameters: [Parameter]) throws(CryptoError) -> OpaquePointer {

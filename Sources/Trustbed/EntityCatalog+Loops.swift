@@ -6,7 +6,7 @@ extension EntityCatalog {
     /// Linear in entities plus hints (Tarjan's strongly connected components, iteratively, so a
     /// deep hierarchy cannot overflow the stack): the first entity in name order that lies on a
     /// loop is reported, with one loop through it, as the earlier path search did.
-    static func checkNoLocalLoops(_ entities: [HostedEntity], files: [EntityFile]) throws(EntityFileError) {
+    static func checkNoLocalLoops(_ entities: [HostedEntity], file: (HostedEntity) -> String) throws(EntityFileError) {
         var index: [String: Int] = [:]
         index.reserveCapacity(entities.count)
         for (i, e) in entities.enumerated() { index[e.entityID] = i }
@@ -18,7 +18,7 @@ extension EntityCatalog {
 
         for (i, e) in entities.enumerated() where size[component[i]] > 1 || edges[i].contains(i) {
             let loop = cycle(through: i, edges: edges, within: component).map { entities[$0].entityID }
-            throw EntityFileError(file: files[i].file, field: "authority_hints", "loop: \(loop.joined(separator: " → "))")
+            throw EntityFileError(file: file(e), field: "authority_hints", "loop: \(loop.joined(separator: " → "))")
         }
     }
 

@@ -10,52 +10,93 @@ public struct EntityCatalog: Sendable {
     /// Entity name → entity ID.
     public var idsByName: [String: String] { Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.entityID) }) }
 
-    /// The parsed files this catalog was built from; pass them back to `load(reusing:)`.
+    /// What a reload may reuse of this load; pass it back to `load(reusing:)`.
     public let sources: EntitySources
 
     /// Reads every `*.json` file of `directory` (in parallel) and assembles the catalog. With
     /// `reusing`, a file whose size, modification time and inode are unchanged since that load is
-    /// not read again. The first bad file in name order stops the load, naming file and field.
+    /// not read again and its entity is kept as built. The first bad file in name order stops the
+    /// load, naming file and field.
     public static func load(directory: String, baseURL: String, reusing previous: EntitySources? = nil) throws(EntityFileError) -> EntityCatalog {
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         let names = try EntityDirectory.fileNames(directory)
         guard !names.isEmpty else { throw EntityFileError(file: directory, field: nil, "holds no entity files (*.json)") }
-        let sources = try EntityDirectory.readAll(directory, names: names, previous: previous)
-        // `names` is sorted, so the files (and entities) keep name order.
-        let files = names.map { sources.entries[$0]!.file }
-        return try assemble(files, baseURL: base, sources: sources)
+        var parsed = 0
+        // `names` is sorted, so the sources (and entities) keep name order.
+        var items = try EntityDirectory.readAll(prefix, names: names, previous: previous?.byFileName(baseURL: base) ?? [:], parsed: &parsed)
+        let ids = entityIDs(items.map(\.source), baseURL: base)
+
+        // A kept entity holds entity IDs its file named; when a name it may have named now means
+        // another ID (or nothing), its file is parsed again so it fails or resolves exactly as
+        // on a fresh start. Entities added meanwhile change no earlier resolution.
+        if let previous {
+            let gone = Set(previous.entities.lazy.filter { ids[$0.name] != $0.entityID }.map(\.entityID))
+            let stale = gone.isEmpty ? [] : items.indices.filter { i in
+                guard case .reused(let e) = items[i].source else { return false }
+                return e.referencedEntityIDs.contains(where: gone.contains)
+            }
+            if !stale.isEmpty {
+                let again = try EntityDirectory.readAll(prefix, names: stale.map { names[$0] }, previous: [:], parsed: &parsed)
+                for (i, item) in zip(stale, again) { items[i] = item }
+            }
+        }
+        let entities = try assemble(items.map(\.source), ids: ids, baseURL: base, path: { prefix + $0 + ".json" })
+        let sources = EntitySources(entities: entities, stamps: items.map(\.stamp), baseURL: base, parsedCount: parsed)
+        items = []
+        EntityDirectory.releaseFreedMemory()
+        return EntityCatalog(entities: entities, baseURL: base, sources: sources)
     }
 
-    static func assemble(_ files: [EntityFile], baseURL: String, sources: EntitySources = EntitySources()) throws(EntityFileError) -> EntityCatalog {
+    /// Entity name → entity ID.
+    private static func entityIDs(_ sources: [EntitySource], baseURL: String) -> [String: String] {
         var ids: [String: String] = [:]
-        for f in files { ids[f.name] = f.entityID ?? "\(baseURL)/\(f.name)" }
+        ids.reserveCapacity(sources.count)
+        for s in sources {
+            switch s {
+            case .reused(let e): ids[e.name] = e.entityID
+            case .parsed(let f): ids[f.name] = f.entityID ?? "\(baseURL)/\(f.name)"
+            }
+        }
+        return ids
+    }
+
+    /// Checks the sources against each other and builds the entities; `path` gives the file
+    /// of an entity name, for errors.
+    private static func assemble(_ sources: [EntitySource], ids: [String: String], baseURL: String,
+                                 path: (String) -> String) throws(EntityFileError) -> [HostedEntity] {
         var seen: [String: String] = [:]
-        for f in files {
-            if let other = seen.updateValue(f.file, forKey: ids[f.name]!) {
-                throw EntityFileError(file: f.file, field: "entity_id", "the same entity ID as \(other)")
+        seen.reserveCapacity(sources.count)
+        for s in sources {
+            if let other = seen.updateValue(s.name, forKey: ids[s.name]!) {
+                throw EntityFileError(file: path(s.name), field: "entity_id", "the same entity ID as \(path(other))")
             }
         }
 
-        let hostedIDs = Set(ids.values), idsByName = ids
+        let hostedIDs = Set(ids.values)
         // Each entity depends only on the name → ID map, so they are built in parallel; the
         // first error in name order wins, as in a sequential pass.
-        let built = EntityDirectory.parallelMap(files.count) { i -> Result<HostedEntity, EntityFileError> in
-            do throws(EntityFileError) {
-                return .success(try hosted(files[i], ids: idsByName, hostedIDs: hostedIDs, baseURL: baseURL))
-            } catch {
-                return .failure(error)
+        let built = EntityDirectory.parallelMap(sources.count) { i -> Result<HostedEntity, EntityFileError> in
+            switch sources[i] {
+            case .reused(let e): return .success(e)
+            case .parsed(let f):
+                do throws(EntityFileError) {
+                    return .success(try hosted(f, ids: ids, hostedIDs: hostedIDs, baseURL: baseURL))
+                } catch {
+                    return .failure(error)
+                }
             }
         }
         var entities: [HostedEntity] = []
-        entities.reserveCapacity(files.count)
+        entities.reserveCapacity(sources.count)
         for r in built {
             switch r {
             case .success(let e): entities.append(e)
             case .failure(let error): throw error
             }
         }
-        try checkNoLocalLoops(entities, files: files)
-        return EntityCatalog(entities: entities, baseURL: baseURL, sources: sources)
+        try checkNoLocalLoops(entities, file: { path($0.name) })
+        return entities
     }
 
     /// One file's entity with names resolved to entity IDs and placeholders filled.

@@ -6,8 +6,8 @@ import Support
 /// The JSON index at `/`: counts, then one page of entities. At 100,000 entities the whole list
 /// was a 17 MB answer that every curl of `/` paid for; a page is bounded whatever the size.
 struct ServerIndex: Sendable {
-    private struct Row: Sendable { let name: String; let entityID: String; let trustAnchor: Bool }
-    private let rows: [Row]
+    /// In name order. The entities themselves (a reference each), not copies of their names and IDs.
+    private let rows: [HostedEntity]
     private let counts: JSONValue
     let baseURL: String
 
@@ -15,7 +15,8 @@ struct ServerIndex: Sendable {
     static let maxLimit = 1000
 
     init(entities: [HostedEntity], superiors: Set<String>, baseURL: String) {
-        rows = entities.sorted { $0.name < $1.name }.map { Row(name: $0.name, entityID: $0.entityID, trustAnchor: $0.isTrustAnchor) }
+        // The catalog is already in name order; sorting is kept for other callers.
+        rows = entities.sorted { $0.name < $1.name }
         let anchors = entities.filter(\.isTrustAnchor).count
         let intermediates = entities.filter { !$0.isTrustAnchor && superiors.contains($0.entityID) }.count
         counts = [
@@ -42,7 +43,7 @@ struct ServerIndex: Sendable {
                     "name": .string(r.name),
                     "entity_id": .string(r.entityID),
                     "entity_configuration": .string(r.entityID + "/.well-known/openid-federation"),
-                    "trust_anchor": .bool(r.trustAnchor),
+                    "trust_anchor": .bool(r.isTrustAnchor),
                 ]
             }),
         ]

@@ -56,7 +56,10 @@ final class HTTPHelpersTests: XCTestCase {
             XCTAssertEqual(error as? HTTPError, .unsupportedMediaType("Content-Type application/json is not application/x-www-form-urlencoded"))
             XCTAssertEqual((error as? HTTPError)?.response.status, .unsupportedMediaType)
         }
-        XCTAssertThrowsError(try HTTPRequest(method: .post, path: "/").formBody())
+        // An empty body carries no media type: it is an empty form, so the caller reports the
+        // missing parameter rather than a media type problem.
+        XCTAssertEqual(try HTTPRequest(method: .post, path: "/").formBody().pairs.count, 0)
+        XCTAssertThrowsError(try HTTPRequest(method: .post, path: "/", body: Array("a=b".utf8)).formBody())
     }
 
     func testBodyAndParameterErrorsRenderAsInvalidRequest() throws {

@@ -69,6 +69,44 @@ final class EntityCatalogScaleTests: XCTestCase {
         XCTAssertEqual(byName["new-leaf"]?.authorityHints, ["http://x.test/ta"])
     }
 
+    /// A kept entity's references were resolved against the previous names; when a name it
+    /// names goes away or means another entity ID, its unchanged file must be read again.
+    func testReloadRereadsUnchangedFilesWhoseReferencesChanged() throws {
+        let dir = try Self.federation(size: 40)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let first = try EntityCatalog.load(directory: dir, baseURL: "http://x.test")
+        let unchanged = try EntityCatalog.load(directory: dir, baseURL: "http://x.test", reusing: first.sources)
+        XCTAssertEqual(unchanged.sources.parsedCount, 0)
+        XCTAssertEqual(unchanged.entities.map(\.entityID), first.entities.map(\.entityID))
+        XCTAssertEqual(unchanged.entities.first { $0.name == "leaf-3" }?.metadata["openid_relying_party"]?["client_name"], "Leaf 3")
+
+        // int-1 moves to another entity ID: it and its leaves (leaf-0, leaf-2, ... name it) are parsed again.
+        try #"{"entity_id": "https://moved.test/int-1", "authority_hints": ["ta"]}"#.write(toFile: "\(dir)/int-1.json", atomically: true, encoding: .utf8)
+        let moved = try EntityCatalog.load(directory: dir, baseURL: "http://x.test", reusing: unchanged.sources)
+        let leavesOfInt1 = first.entities.filter { $0.authorityHints == ["http://x.test/int-1"] }
+        XCTAssertFalse(leavesOfInt1.isEmpty)
+        XCTAssertEqual(moved.sources.parsedCount, 1 + leavesOfInt1.count)
+        XCTAssertEqual(moved.entities.first { $0.name == leavesOfInt1[0].name }?.authorityHints, ["https://moved.test/int-1"])
+
+        // int-1 disappears: its unchanged leaves now name nobody, which a fresh start refuses too.
+        try FileManager.default.removeItem(atPath: "\(dir)/int-1.json")
+        XCTAssertThrowsError(try EntityCatalog.load(directory: dir, baseURL: "http://x.test", reusing: moved.sources)) { error in
+            let e = error as? EntityFileError
+            XCTAssertEqual(e?.file, "\(dir)/\(leavesOfInt1.map(\.name).min()!).json")
+            XCTAssertEqual(e?.field, "authority_hints")
+        }
+    }
+
+    /// Entities built against another base URL are not reused.
+    func testReloadWithAnotherBaseURLParsesEverything() throws {
+        let dir = try Self.federation(size: 30)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let first = try EntityCatalog.load(directory: dir, baseURL: "http://x.test")
+        let second = try EntityCatalog.load(directory: dir, baseURL: "http://y.test", reusing: first.sources)
+        XCTAssertEqual(second.sources.parsedCount, 30)
+        XCTAssertEqual(second.entities.first { $0.name == "leaf-7" }?.metadata["openid_relying_party"]?["redirect_uris"], ["http://y.test/leaf-7/cb"])
+    }
+
     func testBadFileAmongManyIsReportedFirstInNameOrder() throws {
         let dir = try Self.federation(size: 500)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -95,14 +133,14 @@ final class EntityCatalogScaleTests: XCTestCase {
         let n = 20_000
         var entities: [HostedEntity] = [HostedEntity(name: "e0", entityID: "http://x.test/e0", isTrustAnchor: true)]
         for i in 1 ..< n { entities.append(HostedEntity(name: "e\(i)", entityID: "http://x.test/e\(i)", authorityHints: ["http://x.test/e\(i - 1)"])) }
-        let files = try entities.map { try EntityFile(name: $0.name, file: "\($0.name).json", json: .object([:])) }
+        let file = { (e: HostedEntity) in "\(e.name).json" }
         let start = Date()
-        XCTAssertNoThrow(try EntityCatalog.checkNoLocalLoops(entities, files: files))
+        XCTAssertNoThrow(try EntityCatalog.checkNoLocalLoops(entities, file: file))
         XCTAssertLessThan(Date().timeIntervalSince(start), 5)
 
         // Close the chain into a loop far down: e0 now names e5.
         entities[0] = HostedEntity(name: "e0", entityID: "http://x.test/e0", authorityHints: ["http://x.test/e5"])
-        XCTAssertThrowsError(try EntityCatalog.checkNoLocalLoops(entities, files: files)) { error in
+        XCTAssertThrowsError(try EntityCatalog.checkNoLocalLoops(entities, file: file)) { error in
             let e = error as? EntityFileError
             XCTAssertEqual(e?.file, "e0.json")
             XCTAssertEqual(e?.message, "loop: " + ["e0", "e5", "e4", "e3", "e2", "e1", "e0"].map { "http://x.test/\($0)" }.joined(separator: " → "))

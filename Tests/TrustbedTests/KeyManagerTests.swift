@@ -49,7 +49,7 @@ final class KeyManagerTests: XCTestCase {
         let m2 = m
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
             let kid = try? m2.signingKey(for: "http://x.test/e1").kid
-            kids.withLock { $0.insert(kid ?? "failed") }
+            _ = kids.withLock { $0.insert(kid ?? "failed") }
         }
         XCTAssertEqual(kids.current.count, 1)
         XCTAssertFalse(kids.current.contains("failed"))

@@ -18,8 +18,6 @@ public final class FederationHost: @unchecked Sendable {
     public let subordinatesBySuperior: [String: [String: SubordinateEntry]]
     /// Trust marks local issuers give each subject, by subject entity ID.
     let issuancesBySubject: [String: [(issuer: String, issuance: TrustMarkIssuance)]]
-    /// The federation endpoints each entity serves, worked out once: dispatch asks per request.
-    let endpointsByEntity: [String: [FederationEndpoint]]
     /// Hosted Trust Anchors, found once: a resolve must not scan 100,000 entities for them.
     let trustAnchorIDs: [String]
     /// Statements signed here, within a byte budget.
@@ -42,6 +40,7 @@ public final class FederationHost: @unchecked Sendable {
                 limits: ChainLimits = ChainLimits(), statementCacheBytes: Int = 64 << 20,
                 remote: RemoteStatementSource? = nil, trustMarkStatusClient: TrustMarkStatusClient? = nil) {
         var byID: [String: HostedEntity] = [:]
+        byID.reserveCapacity(list.count)
         for e in list { byID[e.entityID] = e }
         entities = byID
         trustAnchorIDs = list.filter(\.isTrustAnchor).map(\.entityID).sorted()
@@ -71,15 +70,6 @@ public final class FederationHost: @unchecked Sendable {
             }
         }
         issuancesBySubject = issuances
-        var served: [String: [FederationEndpoint]] = [:]
-        for e in list {
-            var out: [FederationEndpoint] = []
-            if e.isTrustAnchor || subs[e.entityID] != nil { out += [.fetch, .list, .resolve] }
-            if e.issuesTrustMarks { out += [.trustMark, .trustMarkStatus, .trustMarkList] }
-            out.append(.historicalKeys)
-            served[e.entityID] = out
-        }
-        endpointsByEntity = served
         self.fetcher = fetcher
         self.remote = remote ?? RemoteStatementSource(fetcher: fetcher, store: SQLiteStatementStore(database: database), clock: clock)
     }
@@ -96,8 +86,15 @@ public final class FederationHost: @unchecked Sendable {
     }
 
     /// The federation endpoints an entity serves, in the order its metadata lists them.
+    /// Worked out per call from two lookups rather than kept: a table of 100,000 small arrays
+    /// cost megabytes for what dispatch finds in constant time anyway.
     public func endpoints(of entityID: String) -> [FederationEndpoint] {
-        endpointsByEntity[entityID] ?? []
+        guard let e = entities[entityID] else { return [] }
+        var out: [FederationEndpoint] = []
+        if e.isTrustAnchor || subordinatesBySuperior[entityID] != nil { out += [.fetch, .list, .resolve] }
+        if e.issuesTrustMarks { out += [.trustMark, .trustMarkStatus, .trustMarkList] }
+        out.append(.historicalKeys)
+        return out
     }
 
     func now() -> Int64 { clock.now() }

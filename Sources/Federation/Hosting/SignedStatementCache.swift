@@ -67,7 +67,9 @@ final class SignedStatementCache: Sendable {
     /// claims tree, keys), plus the key and a fixed overhead.
     static func cost(of value: SignedJWT, key: StatementKey) -> Int {
         let jwt = value.compact.utf8.count
-        return jwt + (value.statement == nil ? 0 : 2 * jwt) + key.cost + entryOverhead
+        // Measured with heaptrack at 20,000 subordinate statements: a parsed statement (claims
+        // as a JSON tree, JWS parts, decoded keys) costs about four times its compact JWT.
+        return jwt + (value.statement == nil ? 0 : 4 * jwt) + key.cost + entryOverhead
     }
 
     var count: Int { entries.count }
