@@ -18,6 +18,8 @@ let package = Package(
                        providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib",
@@ -40,7 +42,7 @@ let package = Package(
         .target(name: "MDoc", dependencies: ["CBOR", "COSE", "Cryptography", "Support"]),
         .target(name: "Store", dependencies: ["CSQLite"]),
         .target(name: "Federation", dependencies: [
-            "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Support", .product(name: "Logging", package: "swift-log"),
+            "CCurl", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Support", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Trustbed", dependencies: [
             "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Support",
