@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+import TestSupport
 import CBOR
 
 /// Cross-checks against an independent implementation, Python's `cbor2`: it decodes what we
 /// encode and re-encodes it canonically (which must give our bytes back), and it encodes its own
 /// (non-canonical) samples, which we decode and encode to its canonical form. Skipped when no
-/// Python with cbor2 is found (`CBOR2_PYTHON`, then the interop venv, then /usr/bin/python3).
+/// Python with cbor2 is found (see `PythonRunner`).
 ///
 /// cbor2's canonical mode sorts map keys length-first (RFC 7049 §3.9) where RFC 8949 §4.2.1
 /// sorts bytewise; the two agree whenever keys are all text (or all integers) shorter than 24
@@ -43,7 +44,7 @@ for s in samples:
 """#
 
     func testEncodingsAgreeWithCBOR2() throws {
-        let output = try runPython(input: Self.ours.map { hexString($0.encoded()) }.joined(separator: "\n"))
+        let output = try PythonRunner.run(Self.script, input: Self.ours.map { hexString($0.encoded()) }.joined(separator: "\n"))
         let parts = output.components(separatedBy: "---")
         XCTAssertEqual(parts.count, 2)
         let canonical = parts[0].split(separator: "\n").map(String.init)
@@ -58,33 +59,5 @@ for s in samples:
             let decoded = try CBORValue.decode(bytes(pair[0]))
             XCTAssertEqual(hexString(decoded.encoded()), pair[1], "\(decoded)")
         }
-    }
-
-    private func runPython(input: String) throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let candidates: [String?] = [ProcessInfo.processInfo.environment["CBOR2_PYTHON"],
-                          root.appendingPathComponent("Tests/interop/.venv/bin/python").path, "/usr/bin/python3"]
-        for path in candidates.compactMap({ $0 }) where FileManager.default.isExecutableFile(atPath: path) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = ["-c", Self.script]
-            let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            process.standardError = stderr
-            try process.run()
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
-            let out = stdout.fileHandleForReading.readDataToEndOfFile()
-            let err = stderr.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            if process.terminationStatus == 3 { continue }
-            guard process.terminationStatus == 0 else {
-                XCTFail("python failed: \(String(decoding: err, as: UTF8.self))")
-                return "---"
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
-        throw XCTSkip("no python3 with cbor2 installed")
     }
 }

@@ -1,6 +1,7 @@
 import Cryptography
 import Foundation
 import XCTest
+import TestSupport
 
 /// ISO/IEC 18013-5 Annex B certificates built through OpenSSL, read back through OpenSSL's
 /// decoders, validated with X509_verify_cert, and cross-checked with pyca/cryptography.
@@ -221,7 +222,7 @@ final class X509Tests: XCTestCase {
         let crl = try AnnexB.makeCRL(iaca: pki.iaca, iacaKey: pki.iacaKey, thisUpdate: now, nextUpdate: now + day, crlNumber: 7,
                                      revoked: [.init(serialNumber: [0x01, 0x02, 0x03], revocationDate: now)])
         let input = [pki.iaca.der, pki.ds.der, crl.der].map { Data($0).base64EncodedString() }.joined(separator: "\n")
-        let output = try runPython(Self.script, input: input)
+        let output = try PythonRunner.run(Self.script, input: input)
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         let iaca = try XCTUnwrap(report["iaca"] as? [String: Any]), ds = try XCTUnwrap(report["ds"] as? [String: Any])
         let crlReport = try XCTUnwrap(report["crl"] as? [String: Any])
@@ -353,29 +354,3 @@ print(json.dumps(report))
 """#
 }
 
-/// Runs a Python script with `input` on stdin; skips the test when python3 or a needed package
-/// is missing (the script exits with status 3 for that).
-func runPython(_ script: String, input: String) throws -> String {
-    // python3 from PATH, so a pyenv or venv interpreter with the packages installed is used.
-    let env = URL(fileURLWithPath: "/usr/bin/env")
-    guard FileManager.default.isExecutableFile(atPath: env.path) else { throw XCTSkip("no /usr/bin/env") }
-    let process = Process()
-    process.executableURL = env
-    process.arguments = ["python3", "-c", script]
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    if process.terminationStatus == 3 || process.terminationStatus == 127 { throw XCTSkip("python3 or a package missing") }
-    guard process.terminationStatus == 0 else {
-        XCTFail("python failed: \(String(decoding: err, as: UTF8.self))")
-        return "{}"
-    }
-    return String(decoding: out, as: UTF8.self)
-}

@@ -4,6 +4,7 @@ import Foundation
 import JOSE
 import JSON
 import XCTest
+import TestSupport
 
 /// JWE compact with ECDH-ES + AES-GCM: the RFC 7518 Appendix C derivation, round trips, strict
 /// header checks, tampering, and interop with joserfc.
@@ -156,7 +157,7 @@ final class JWETests: XCTestCase {
             ours.append(["enc": .string(enc.rawValue), "jwe": .string(compact)])
         }
         let input: JSONValue = ["pem": .string(try key.pemPKCS8()), "public": jwk.jsonValue, "tokens": .array(ours)]
-        let result = try JSONValue.parse(runPython(input: input.serialized()))
+        let result = try JSONValue.parse(PythonRunner.run(Self.script, input: input.serialized()))
         XCTAssertEqual(result["decrypted"]?.stringArray?.sorted(), ["from swift A128GCM", "from swift A256GCM"],
                        "joserfc: \(result["errors"] ?? "-")")
         let theirs = try XCTUnwrap(result["tokens"]?.arrayValue)
@@ -165,31 +166,6 @@ final class JWETests: XCTestCase {
             let jwe = try JWE.parse(XCTUnwrap(token["jwe"]?.stringValue))
             XCTAssertEqual(String(decoding: try jwe.decrypt(with: key), as: UTF8.self), "from python \(jwe.encryption ?? "?")")
         }
-    }
-
-    private func runPython(input: String) throws -> String {
-        // python3 from PATH, so a pyenv or venv interpreter with the packages installed is used.
-        let env = URL(fileURLWithPath: "/usr/bin/env")
-        guard FileManager.default.isExecutableFile(atPath: env.path) else { throw XCTSkip("no /usr/bin/env") }
-        let process = Process()
-        process.executableURL = env
-        process.arguments = ["python3", "-c", Self.script]
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        if process.terminationStatus == 3 || process.terminationStatus == 127 { throw XCTSkip("python3 or joserfc missing") }
-        guard process.terminationStatus == 0 else {
-            XCTFail("python failed: \(String(decoding: err, as: UTF8.self))")
-            return "{}"
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static let script = #"""

@@ -3,6 +3,7 @@ import Foundation
 import JOSE
 import JSON
 import XCTest
+import TestSupport
 
 /// Cross-checks against an independent implementation (pyca/cryptography): Python verifies
 /// tokens we sign, and we verify tokens Python signs. Skipped when python3 or the package is
@@ -17,7 +18,7 @@ final class PythonInteropTests: XCTestCase {
                                        keyID: jwk.kid!, type: "entity-statement+jwt")
             ours.append(["alg": .string(algorithm.rawValue), "jwk": jwk.jsonValue, "jws": .string(compact)])
         }
-        let output = try runPython(input: JSONValue.array(ours).serialized())
+        let output = try PythonRunner.run(Self.script, input: JSONValue.array(ours).serialized())
         let result = try JSONValue.parse(output)
         XCTAssertEqual(result["verified"]?.stringArray?.sorted(), SignatureAlgorithm.allCases.map(\.rawValue).sorted(),
                        "Python rejected: \(result["errors"] ?? "-")")
@@ -31,30 +32,6 @@ final class PythonInteropTests: XCTestCase {
                                             expectedType: "JWT"), "\(token["alg"] ?? "?")")
             XCTAssertEqual(jwk.thumbprint(), token["thumbprint"]?.stringValue, "\(token["alg"] ?? "?")")
         }
-    }
-
-    private func runPython(input: String) throws -> String {
-        let python = URL(fileURLWithPath: "/usr/bin/python3")
-        guard FileManager.default.isExecutableFile(atPath: python.path) else { throw XCTSkip("python3 not installed") }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = ["-c", Self.script]
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        if process.terminationStatus == 3 { throw XCTSkip("python cryptography package not installed") }
-        guard process.terminationStatus == 0 else {
-            XCTFail("python failed: \(String(decoding: err, as: UTF8.self))")
-            return "{}"
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static let script = #"""

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import CBOR
 import COSE
 import Cryptography
@@ -9,8 +10,7 @@ import MDoc
 /// recomputes every value digest over the tag-24 item bytes, `pycose` verifies issuerAuth with
 /// the key of the DS certificate, `cryptography` checks the DS was issued by the IACA, and
 /// `pymdoccbor` (the EUDI reference library) verifies the whole document against the IACA.
-/// Skipped when no Python with these modules is found (`MDOC_PYTHON`, the interop venv,
-/// /tmp/h8venv, /usr/bin/python3).
+/// Skipped when no Python with these modules is found (see `PythonRunner`).
 final class PythonInteropTests: XCTestCase {
     static let script = #"""
 import sys, json, hashlib, datetime
@@ -76,7 +76,7 @@ print(json.dumps(report, default=str))
         let fixture = try MDocFixture(signed: Int64(Date().timeIntervalSince1970))
         let issued = try fixture.issuePID()
         let input = [hex(issued.encoded()), hex(fixture.iaca.der), EUDIPID.docType].joined(separator: "\n")
-        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(runPython(input: input).utf8)) as? [String: Any])
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(PythonRunner.run(Self.script, input: input).utf8)) as? [String: Any])
 
         XCTAssertEqual(report["version"] as? String, "1.0")
         XCTAssertEqual(report["digestAlgorithm"] as? String, "SHA-256")
@@ -101,37 +101,4 @@ print(json.dumps(report, default=str))
     }
 
     private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-
-    private func runPython(input: String) throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let candidates: [String?] = [ProcessInfo.processInfo.environment["MDOC_PYTHON"],
-                                     root.appendingPathComponent("Tests/interop/.venv/bin/python").path,
-                                     "/tmp/h8venv/bin/python", "/usr/bin/python3"]
-        for path in candidates.compactMap({ $0 }) where FileManager.default.isExecutableFile(atPath: path) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = ["-c", Self.script]
-            let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            process.standardError = stderr
-            try process.run()
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
-            let out = stdout.fileHandleForReading.readDataToEndOfFile()
-            let err = stderr.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            if process.terminationStatus == 3 { continue }
-            guard process.terminationStatus == 0 else {
-                throw PythonFailure(message: String(decoding: err, as: UTF8.self))
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
-        throw XCTSkip("no python3 with cbor2, pycose and pymdoccbor installed")
-    }
-}
-
-private struct PythonFailure: Error, CustomStringConvertible {
-    let message: String
-    var description: String { "python failed: \(message)" }
 }

@@ -4,6 +4,7 @@ import JOSE
 import JSON
 import SDJWT
 import XCTest
+import TestSupport
 
 /// Cross-checks with the `sd-jwt` reference implementation (PyPI, by the RFC's editors): it
 /// verifies our issuance and our KB presentation, and builds a KB presentation from our

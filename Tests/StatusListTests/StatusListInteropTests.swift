@@ -1,6 +1,7 @@
 import JSON
 import StatusList
 import XCTest
+import TestSupport
 
 /// Independent decoders: Python's `token-status-list` package when installed (else Python's
 /// zlib with the bit layout written out in the script) reads our lists, and we read lists that

@@ -162,7 +162,9 @@ second=$ready_s
 [ -n "$second" ] || { tail -n 30 "$tmp/trustbed.log" >&2; die "trustbed did not restart"; }
 row "first start to first TA EC 200 (s)" "$first" "-" "-"
 row "first start: every key created (s)" "${keys_done:--}" "-" "($keys_after_first key files)"
-row "restart with keys present (s)" "$second" "-" "-"
+# The issue's goals: first 200 within 1 s at 20,000 entities, within 3 s at 100,000.
+restart_goal=3; [ "$leaves" -le 20000 ] && restart_goal=1
+row "restart with keys present (s)" "$second" "<=$restart_goal" "$(judge "$second" "<=" "$restart_goal")"
 row "RSS after restart (MiB)" "$(rss_mib "$server_pid")" "-" "-"
 
 # --- (b) idle CPU ---------------------------------------------------------------------------
@@ -221,7 +223,8 @@ done
 # --- (d) cold resolves --------------------------------------------------------------------------
 f="$out/wrk-scale-resolve.txt"
 timeout $((secs * 2 + 60)) wrk -t2 -c16 -d"$((secs * 2))s" --latency "$base" -s "$lua" -- resolve "$leaves" "$base" "$ints" 2 0 >"$f" 2>&1 || true
-row "cold resolves, distinct leaves (req/s)" "$(wrk_rps "$f")" "-" "$(wrk_errors "$f") errors, p99 $(wrk_p99_ms "$f") ms"
+cold=$(wrk_rps "$f")
+row "cold resolves, distinct leaves (req/s)" "${cold:--}" ">=5000" "$(judge "${cold:--}" ">=" 5000) ($(wrk_errors "$f") errors, p99 $(wrk_p99_ms "$f") ms)"
 
 # --- (e) RSS after a sweep of every leaf's subordinate statement ------------------------------
 mkdir -p "$tmp/sweep"
