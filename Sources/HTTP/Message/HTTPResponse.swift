@@ -116,12 +116,3 @@ public struct HTTPResponse: Sendable {
         headers.contains { ASCII.equalsIgnoringCase($0.name, name) }
     }
 }
-
-extension HTTPResponse {
-    /// Migration aid for callers still holding an `Int` status (to be removed once the
-    /// federation endpoints pass `HTTPStatus`). Disfavoured, so literals pick the typed one.
-    @_disfavoredOverload
-    public static func error(status: Int, code: String, description: String) -> HTTPResponse {
-        error(status: HTTPStatus(code: status), code: code, description: description)
-    }
-}
