@@ -19,7 +19,10 @@ import Darwin
 ///
 /// Each worker thread keeps its own memo with its own copy of every MHD response, so a hit
 /// touches no memory another core writes: no lock, no shared reference count. Only `clear()`
-/// is shared, as a generation number the threads compare before each lookup.
+/// is shared, as a generation number the threads compare before each lookup. Measured against
+/// one memo under the read-write lock (8 alternating pairs of 5 s wrk runs, 2 cores, 2026-11-23):
+/// the median paired ratio was 1.035 for the entity configuration and for fetch, in a noisy
+/// range (0.75–1.29); kept because the entity configuration sits 1.5 points above its 80% goal.
 final class ResponseMemo: @unchecked Sendable {
     struct Key: Hashable {
         let path: String
