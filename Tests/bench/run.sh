@@ -39,6 +39,7 @@ base="http://127.0.0.1:$port"
 sample_every=5
 
 die() { echo "bench: $*" >&2; exit 1; }
+. Tests/bench/lib.sh
 
 for tool in wrk curl cc; do
     command -v "$tool" >/dev/null || die "$tool not found (make bench-deps installs wrk; curl and cc come with make deps)"
@@ -51,27 +52,10 @@ case "$bench_seconds$soak_seconds$bench_rounds" in *[!0-9]*) die "BENCH_SECONDS,
 tmp=$(mktemp -d)
 pids=()
 
-# Everything started here is in pids: TERM, up to 5 s to exit, then KILL.
-cleanup() {
-    local pid i
-    trap - EXIT INT TERM
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for i in $(seq 1 50); do
-        local alive=0
-        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-        [ "$alive" -eq 0 ] && break
-        sleep 0.1
-    done
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# A port that already answers would be benchmarked by mistake.
-port_in_use() { curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/" ; }
 port_in_use "$port" && die "something already answers on 127.0.0.1:$port (set BENCH_PORT)"
 port_in_use "$ceiling_port" && die "something already answers on 127.0.0.1:$ceiling_port (set CEILING_PORT)"
 
@@ -149,27 +133,6 @@ for t in "${targets[@]}"; do
     timeout 20 wrk -t2 -c32 -d2s "$url" >/dev/null 2>&1 || true
     trim_log
 done
-
-# --- wrk output parsing -------------------------------------------------------------------
-# Requests/sec line, e.g. "Requests/sec:  24012.33".
-wrk_rps() { awk '$1 == "Requests/sec:" { print $2 }' "$1"; }
-# The 99% line of --latency, e.g. "     99%    1.23ms", converted to milliseconds.
-wrk_p99_ms() {
-    awk '$1 == "99%" {
-        v = $2; unit = v; sub(/^[0-9.]+/, "", unit); n = substr(v, 1, length(v) - length(unit)) + 0
-        f = (unit == "us") ? 0.001 : (unit == "ms") ? 1 : (unit == "s") ? 1000 : (unit == "m") ? 60000 : (unit == "h") ? 3600000 : -1
-        if (f < 0) print "?"; else printf "%.2f\n", n * f
-    }' "$1"
-}
-# Requests that did not get a 2xx/3xx, plus socket errors: a run with these measured errors.
-wrk_errors() {
-    awk '/Non-2xx or 3xx responses:/ { e += $NF }
-         /Socket errors:/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,?$/) e += $i }
-         END { print e + 0 }' "$1"
-}
-
-# Median of the numbers given as arguments ("" when none).
-median() { printf '%s\n' "$@" | awk 'NF { print $1 }' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # --- throughput ---------------------------------------------------------------------------
 # One wrk run into a file: run_wrk LABEL URL FILE.

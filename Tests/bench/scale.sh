@@ -36,31 +36,18 @@ start_limit=${SCALE_START_LIMIT:-300}
 base="http://127.0.0.1:$port"
 
 die() { echo "scale: $*" >&2; exit 1; }
+. Tests/bench/lib.sh
 case "$leaves$secs$rounds" in *[!0-9]*) die "BENCH_ENTITIES, BENCH_SECONDS and SCALE_ROUNDS must be whole numbers" ;; esac
 [ "$leaves" -ge "$ints" ] || die "BENCH_ENTITIES must be at least $ints"
 for tool in wrk curl python3; do command -v "$tool" >/dev/null || die "$tool not found"; done
 [ -x "$bin" ] || die "no executable at $bin"
 for p in "$port" "$slow_port"; do
-    curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$p/" && die "something already answers on 127.0.0.1:$p (set SCALE_PORT / SLOW_PORT)"
+    port_in_use "$p" && die "something already answers on 127.0.0.1:$p (set SCALE_PORT / SLOW_PORT)"
 done
 
 mkdir -p "$out"
 tmp=$(mktemp -d)
 pids=()
-cleanup() {
-    local pid i alive
-    trap - EXIT INT TERM
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for i in $(seq 1 50); do
-        alive=0
-        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-        [ "$alive" -eq 0 ] && break
-        sleep 0.1
-    done
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -79,20 +66,6 @@ judge() { # judge VALUE OP GOAL -> PASS, MISS or NO DATA
 }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-wrk_rps() { awk '$1 == "Requests/sec:" { print $2 }' "$1"; }
-wrk_p99_ms() {
-    awk '$1 == "99%" {
-        v = $2; unit = v; sub(/^[0-9.]+/, "", unit); n = substr(v, 1, length(v) - length(unit)) + 0
-        f = (unit == "us") ? 0.001 : (unit == "ms") ? 1 : (unit == "s") ? 1000 : (unit == "m") ? 60000 : -1
-        if (f >= 0) printf "%.2f\n", n * f
-    }' "$1"
-}
-wrk_errors() {
-    awk '/Non-2xx or 3xx responses:/ { e += $NF }
-         /Socket errors:/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,?$/) e += $i }
-         END { print e + 0 }' "$1"
-}
-median() { printf '%s\n' "$@" | awk 'NF { print $1 }' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 rss_mib() { awk '$1 == "VmRSS:" { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || true; }
 # utime + stime of a process in clock ticks (fields 14 and 15 of /proc/PID/stat, counted after
 # the command name, which may contain spaces).

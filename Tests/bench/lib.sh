@@ -1,0 +1,41 @@
+# Shared by run.sh and scale.sh (sourced, not run): stopping what a script started, and reading
+# wrk's output. A script sets `tmp` (a scratch directory) and `pids` (everything it starts)
+# before the first `trap cleanup EXIT`.
+
+# Everything in pids gets TERM, up to 5 s to exit, then KILL; tmp is removed.
+cleanup() {
+    local pid i alive
+    trap - EXIT INT TERM
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for i in $(seq 1 50); do
+        alive=0
+        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+        [ "$alive" -eq 0 ] && break
+        sleep 0.1
+    done
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+}
+
+# A port that already answers would be benchmarked by mistake.
+port_in_use() { curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/" ; }
+
+# Requests/sec line, e.g. "Requests/sec:  24012.33".
+wrk_rps() { awk '$1 == "Requests/sec:" { print $2 }' "$1"; }
+# The 99% line of --latency, e.g. "     99%    1.23ms", in milliseconds (nothing for an unknown unit).
+wrk_p99_ms() {
+    awk '$1 == "99%" {
+        v = $2; unit = v; sub(/^[0-9.]+/, "", unit); n = substr(v, 1, length(v) - length(unit)) + 0
+        f = (unit == "us") ? 0.001 : (unit == "ms") ? 1 : (unit == "s") ? 1000 : (unit == "m") ? 60000 : (unit == "h") ? 3600000 : -1
+        if (f >= 0) printf "%.2f\n", n * f
+    }' "$1"
+}
+# Requests that did not get a 2xx/3xx, plus socket errors: a run with these measured errors.
+wrk_errors() {
+    awk '/Non-2xx or 3xx responses:/ { e += $NF }
+         /Socket errors:/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,?$/) e += $i }
+         END { print e + 0 }' "$1"
+}
+# Median of the numbers given as arguments ("" when none).
+median() { printf '%s\n' "$@" | awk 'NF { print $1 }' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
