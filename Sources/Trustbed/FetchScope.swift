@@ -1,34 +1,21 @@
 import Federation
-import Foundation
 
 /// Where the resolver may fetch from when no `--fetch-allow` is given: the origins the entity
 /// files themselves name. A public resolve endpoint otherwise lets any caller make this server
 /// connect to any host (an SSRF and a way to tie up its fetch slots); a federation this server
 /// takes part in only ever needs the hosts its own files point at.
 enum FetchScope {
-    /// Lower-cased `scheme://host:port` origins (default ports spelled out) named by the catalog:
+    /// Origins (normalised as the allow-list compares them) named by the catalog:
     /// the base URL, absolute entity IDs, authority hints, remote subordinates, trust mark
     /// issuers, owners and subjects.
     static func origins(of catalog: EntityCatalog) -> Set<String> {
-        var urls = [catalog.baseURL]
+        // Names under the base URL add nothing to its origin; skipping them spares parsing
+        // hundreds of thousands of URLs at each start and reload.
+        let local = catalog.baseURL + "/"
+        var elsewhere: Set<String> = [catalog.baseURL]
         for e in catalog.entities {
-            urls.append(e.entityID)
-            urls += e.authorityHints
-            urls += e.subordinates.keys
-            for issuers in e.trustMarkIssuers.values { urls += issuers }
-            urls += e.trustMarkOwners.values
-            for i in e.trustMarksIssued { urls += i.subjects }
+            for url in [e.entityID] + e.referencedEntityIDs where !url.hasPrefix(local) { elsewhere.insert(url) }
         }
-        return Set(urls.compactMap(origin))
-    }
-
-    /// `scheme://host:port` of an absolute http(s) URL, lower-cased, with the default port made
-    /// explicit so `https://a.example` and `https://a.example:443` are one origin (RFC 6454 §4).
-    static func origin(_ url: String) -> String? {
-        guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = c.host?.lowercased(), !host.isEmpty else { return nil }
-        let port = c.port ?? (scheme == "https" ? 443 : 80)
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        return "\(scheme)://\(bracketed):\(port)"
+        return Set(elsewhere.compactMap(FetchAllowList.origin))
     }
 }

@@ -122,10 +122,7 @@ public final class TrustbedServer: Sendable {
     private func pollChangeCounter() {
         var nextPurge = Date(timeIntervalSinceNow: configuration.purgeInterval)
         while stopping.wait(timeout: .now() + configuration.reloadInterval) == .timedOut {
-            let current = Self.counter(database)
-            if changeCounter.withLock({ c in defer { c = current }; return c != current }) {
-                reload(keysChanged: true)
-            }
+            reloadIfChanged()
             if Date() >= nextPurge {
                 purgeExpiredStatements()
                 nextPurge = Date(timeIntervalSinceNow: configuration.purgeInterval)
