@@ -66,6 +66,24 @@ public enum ParameterError: Error, Equatable, Sendable, CustomStringConvertible 
 }
 
 extension URLEncoding {
+    /// `target` with `parameters` added to its query (percent-encoded), after any query it
+    /// already has (an OAuth redirect URI or a fetch endpoint may carry one, RFC 6749 §3.1.2)
+    /// and before any fragment.
+    public static func appendingQuery(_ parameters: [(String, String)], to target: String) -> String {
+        guard !parameters.isEmpty else { return target }
+        var base = Substring(target)
+        var fragment: Substring = ""
+        if let hash = base.firstIndex(of: "#") {
+            fragment = base[hash...]
+            base = base[..<hash]
+        }
+        let separator: String
+        if !base.contains("?") { separator = "?" }
+        else if base.hasSuffix("?") || base.hasSuffix("&") { separator = "" }
+        else { separator = "&" }
+        return base + separator + Parameters(pairs: parameters).encoded + fragment
+    }
+
     /// Percent-encodes everything but RFC 3986 unreserved characters, so the result is safe in a
     /// query, a form body and a path segment alike.
     public static func encode(_ text: String) -> String {

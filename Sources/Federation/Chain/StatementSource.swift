@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import JOSE
 import JSON
+import Support
 
 /// Where a resolver gets statements: the entity configuration of an entity ID, and the
 /// subordinate statement a superior issues about a subject. Implementations: `RemoteStatementSource`
@@ -97,12 +98,6 @@ enum EntityURL {
     }
 
     static func fetch(endpoint: String, subject: String) -> String {
-        endpoint + (endpoint.contains("?") ? "&" : "?") + "sub=" + percentEncode(subject)
-    }
-
-    static func percentEncode(_ s: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? s
+        URLEncoding.appendingQuery([("sub", subject)], to: endpoint)
     }
 }

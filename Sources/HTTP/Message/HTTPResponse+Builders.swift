@@ -8,23 +8,7 @@ extension HTTPResponse {
     public static func redirect(
         to target: String, adding parameters: [(String, String)] = [], status: HTTPStatus = .found
     ) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [(name: "Location", value: appendingQuery(parameters, to: target))])
-    }
-
-    static func appendingQuery(_ parameters: [(String, String)], to target: String) -> String {
-        guard !parameters.isEmpty else { return target }
-        var base = Substring(target)
-        var fragment: Substring = ""
-        if let hash = base.firstIndex(of: "#") {
-            fragment = base[hash...]
-            base = base[..<hash]
-        }
-        let encoded = parameters.map { URLEncoding.encode($0.0) + "=" + URLEncoding.encode($0.1) }.joined(separator: "&")
-        let separator: String
-        if !base.contains("?") { separator = "?" }
-        else if base.hasSuffix("?") || base.hasSuffix("&") { separator = "" }
-        else { separator = "&" }
-        return base + separator + encoded + fragment
+        HTTPResponse(status: status, headers: [(name: "Location", value: URLEncoding.appendingQuery(parameters, to: target))])
     }
 
     /// An HTML page (UTF-8). Escape every interpolated value with `HTML.escape`; serve it on a
