@@ -330,3 +330,19 @@ def build_trust_chain(subject: str, trust_anchor: str, max_depth: int = 6) -> li
         if not frontier:
             break
     raise AssertionError(f"no trust chain from {subject} to {trust_anchor} found by crawling authority_hints")
+
+
+# How long a running server may take to pick up a change made by the CLI (it polls once a second).
+PICKUP_SECONDS = 3.0
+
+
+def wait_for(predicate, what: str, timeout: float = PICKUP_SECONDS):
+    """Polls predicate() (returning (ok, observation)) until ok; fails with the last observation."""
+    deadline = time.monotonic() + timeout
+    while True:
+        ok, last = predicate()
+        if ok:
+            return last
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not seen within {timeout}s; last observation: {last!r:.600}")
+        time.sleep(0.1)

@@ -10,9 +10,8 @@ import time
 
 import pytest
 
-from fedlib import JWKSET_JWT_TYPE, assert_ok, fetch_entity_configuration, get, validate_trust_chain, verify_jws
+from fedlib import JWKSET_JWT_TYPE, assert_ok, fetch_entity_configuration, get, validate_trust_chain, verify_jws, wait_for
 
-PICKUP_SECONDS = 3.0
 
 
 @pytest.fixture
@@ -30,17 +29,6 @@ def historical(server, name: str) -> list[dict]:
     _, _, ec = fetch_entity_configuration(server.id(name))
     _, claims = verify_jws(r.text.strip(), ec["jwks"], f"historical keys of {name}", typ="jwk-set+jwt")
     return claims.get("keys") or []
-
-
-def wait_for(predicate, what: str, timeout: float = PICKUP_SECONDS):
-    deadline = time.monotonic() + timeout
-    while True:
-        ok, last = predicate()
-        if ok:
-            return last
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} not seen within {timeout}s; last: {last!r:.600}")
-        time.sleep(0.1)
 
 
 def assert_listed_as_revoked(server, name: str, kid: str, reason: str, before: int) -> None:

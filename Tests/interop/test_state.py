@@ -6,16 +6,14 @@ They run in file order: rotation, revocation, then the SIGKILL restart that chec
 from __future__ import annotations
 
 import stat
-import time
 
 import pytest
 import requests
 
 from fedlib import (JWKSET_JWT_TYPE, decode_jws, PID_MARK, RP_MARK, TM_STATUS_TYPE, TRUST_MARK_TYPE, assert_ok, assert_public_jwks,
-                    fetch_entity_configuration, get, thumbprint, validate_trust_chain, verify_jws)
+                    fetch_entity_configuration, get, thumbprint, validate_trust_chain, verify_jws, wait_for)
 from harness import TrustbedServer
 
-PICKUP_SECONDS = 3.0
 ENTITIES = ["ta", "intermediate", "pid-provider", "wallet-provider", "relying-party"]
 
 # What earlier tests in this module did, for the restart test to re-check.
@@ -27,19 +25,6 @@ def state(trustbed_bin, session_tmp):
     server = TrustbedServer(session_tmp / "state", label="state-server").start()
     yield server
     server.stop()
-
-
-def wait_for(predicate, what: str, timeout: float = PICKUP_SECONDS):
-    """Polls predicate() until it returns a truthy value; fails with the last observation."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while True:
-        ok, last = predicate()
-        if ok:
-            return last
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} not seen within {timeout}s; last observation: {last!r:.600}")
-        time.sleep(0.1)
 
 
 def issue(server, issuer, mark, subject) -> str:
