@@ -118,24 +118,19 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
     /// Keys are written without an fsync per file; each batch is made durable by one sync(2) and
     /// then recorded in the history, so what a kill -9 can lose is only unrecorded files, which
     /// the next start adopts. Returns how many keys it made; `stop` ends it early.
-    public func generateMissing(threads: Int = 2, batch: Int = 512, stop: @Sendable () -> Bool) -> Int {
+    public func generateMissing(batch: Int = 512, stop: @Sendable () -> Bool) -> Int {
         let entities = byID.values.sorted { $0.name < $1.name }
         var made = 0
         var start = 0
         while start < entities.count, !stop() {
             let chunk = Array(entities[start..<min(start + batch, entities.count)])
             start += batch
-            let created = Locked<[(String, SigningKey)]>([])
-            let per = (chunk.count + threads - 1) / max(1, threads)
-            DispatchQueue.concurrentPerform(iterations: max(1, threads)) { t in
-                for e in chunk.dropFirst(t * per).prefix(per) {
-                    let files = KeyFiles(root: directory, name: e.name)
-                    if let key = try? files.createIfMissing(algorithm: e.algorithm) {
-                        created.withLock { $0.append((e.name, key)) }
-                    }
-                }
-            }
-            let keys = created.current
+            let directory = self.directory
+            let keys = EntityDirectory.parallelMap(chunk.count) { i -> (String, SigningKey)? in
+                let e = chunk[i]
+                guard let key = try? KeyFiles(root: directory, name: e.name).createIfMissing(algorithm: e.algorithm) else { return nil }
+                return (e.name, key)
+            }.compactMap { $0 }
             guard !keys.isEmpty else { continue }
             sync()
             let now = clock.now()
