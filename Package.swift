@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
     ],
     targets: [
         // System-library shims: a module map and a header, nothing else.
@@ -24,6 +25,8 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode",
+                       providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
 
         .target(name: "JSON"),
         // What every service needs: the clock, the lock, hex/base64url, query and form parsing.
@@ -44,12 +47,20 @@ let package = Package(
         .target(name: "Federation", dependencies: [
             "CCurl", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Support", .product(name: "Logging", package: "swift-log"),
         ]),
+        // The OAuth 2.0 authorization server and OpenID4VCI credential issuer (the PID Provider).
+        .target(name: "Issuance", dependencies: [
+            "CBOR", "COSE", "CQREncode", "CZlib", "Cryptography", "Federation", "HTTP", "JOSE", "JSON", "MDoc", "SDJWT",
+            "StatusList", "Store", "Support",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Mustache", package: "swift-mustache"),
+        ]),
         .target(name: "Trustbed", dependencies: [
-            "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Support",
+            "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "Support",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "trustbed", dependencies: [
-            "Trustbed", "Federation", "JOSE", "JSON", "Store", "Support", "Cryptography",
+            "Trustbed", "Federation", "Issuance", "JOSE", "JSON", "Store", "Support", "Cryptography", "SDJWT", "MDoc",
+            "CBOR", "COSE", "StatusList", "CCurl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -68,6 +79,10 @@ let package = Package(
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "COSE", "Cryptography", "Support", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "FederationTests", dependencies: ["Federation", "HTTP", "JOSE", "Cryptography", "JSON", "Store", "Support"]),
+        .testTarget(name: "IssuanceTests", dependencies: [
+            "Issuance", "HTTP", "JOSE", "JSON", "Cryptography", "SDJWT", "MDoc", "CBOR", "COSE", "StatusList", "Store", "Support",
+            "TestSupport",
+        ]),
         .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "JOSE", "JSON", "HTTP", "Store", "Support"]),
     ]
 )

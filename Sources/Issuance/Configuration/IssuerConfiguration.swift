@@ -1,0 +1,165 @@
+import JSON
+
+/// `services.pid_provider` of an entity file: what the PID Provider issues, to whom, and under
+/// which rules. Everything but `credential_configurations` has a default, so a two-line file
+/// runs a working issuer.
+public struct IssuerConfiguration: Sendable {
+    public var credentialConfigurations: [CredentialConfiguration]
+    public var personas: [Persona]
+    /// Every token request, and every credential request, must carry a DPoP proof (RFC 9449).
+    public var requireDPoP = false
+    /// PAR and the token endpoint require `OAuth-Client-Attestation` + PoP, even for
+    /// pre-authorized codes.
+    public var requireClientAttestation = false
+    /// Most proofs (hence credentials) one credential request may carry.
+    public var batchSize = 10
+    /// Seconds: issued credentials, credential offers (and their pre-authorized codes),
+    /// authorization codes, access tokens, `c_nonce`s and DPoP nonces, PAR request URIs.
+    public var credentialLifetime: Int64 = 90 * 86_400
+    public var offerLifetime: Int64 = 86_400
+    public var codeLifetime: Int64 = 300
+    public var tokenLifetime: Int64 = 3_600
+    public var nonceLifetime: Int64 = 300
+    public var requestURILifetime: Int64 = 90
+    /// How far a proof's or a DPoP proof's `iat` may lie from now, in seconds.
+    public var proofWindow: Int64 = 300
+    /// A deferred persona's credential is ready this many seconds after the request; it is
+    /// also the `interval` the wallet is told.
+    public var deferredInterval: Int64 = 5
+    /// Credential requests and responses must be encrypted (`encryption_required` in both
+    /// `credential_request_encryption` and `credential_response_encryption`).
+    public var encryptionRequired = false
+    /// The token response carries `credential_previews` (see the README): the claims the
+    /// credentials will hold, so a wallet can compare recovery codes before it asks for them.
+    public var tokenClaimsPreview = false
+    /// Trust Anchors (entity names or IDs) a wallet provider's chain must reach for its client
+    /// attestations to count; names are turned into IDs by the composition root.
+    public var trustAnchors: [String] = []
+    /// PEM files (relative to the entity file's folder) with roots an attestation's `x5c` may
+    /// chain to instead.
+    public var attestationRootFiles: [String] = []
+    /// Issuer `display` (OpenID4VCI §12.2.4).
+    public var display: JSONValue = [["name": "Trustbed PID Provider", "locale": "en"]]
+    /// Country of the IACA and the PID's `issuing_country`; authority of `issuing_authority`.
+    public var issuingCountry = "NL"
+    public var issuingAuthority = "Trustbed Test PID Provider"
+
+    public init(credentialConfigurations: [CredentialConfiguration], personas: [Persona]) {
+        self.credentialConfigurations = credentialConfigurations
+        self.personas = personas
+    }
+
+    public func configuration(id: String) -> CredentialConfiguration? { credentialConfigurations.first { $0.id == id } }
+    public func persona(id: String) -> Persona? { personas.first { $0.id == id } }
+
+    static let knownFields: Set<String> = [
+        "credential_configurations", "personas", "require_dpop", "require_client_attestation", "batch_size",
+        "credential_lifetime", "offer_lifetime", "code_lifetime", "token_lifetime", "nonce_lifetime",
+        "request_uri_lifetime", "proof_window", "deferred_interval", "encryption_required", "token_claims_preview",
+        "trust_anchors", "attestation_roots", "display", "issuing_country", "issuing_authority",
+    ]
+
+    /// Reads `services.pid_provider`. `loadPersonas` reads a persona file named by a relative
+    /// path (the composition root resolves it against the entity file's folder).
+    public static func parse(_ reader: JSONReader, loadPersonas: (String) throws -> JSONValue) throws -> IssuerConfiguration {
+        try reader.rejectUnknown(allowed: knownFields)
+        let configs = try reader.object("credential_configurations")
+        var credentialConfigurations: [CredentialConfiguration] = []
+        for (id, field) in configs.members.sorted(by: { $0.name < $1.name }) {
+            credentialConfigurations.append(try CredentialConfiguration.parse(id: id, try field.object()))
+        }
+        guard !credentialConfigurations.isEmpty else {
+            throw JSONReadError(path: configs.path, problem: .invalid("must name at least one credential configuration"))
+        }
+        let personaField = try reader.field("personas")
+        let personaList: JSONField
+        if let file = personaField.value.stringValue {
+            personaList = JSONField(try loadPersonas(file), path: personaField.path)
+        } else {
+            personaList = personaField
+        }
+        let personas = try Persona.parseList(personaList)
+        var c = IssuerConfiguration(credentialConfigurations: credentialConfigurations, personas: personas)
+        if let v = try reader.optionalBool("require_dpop") { c.requireDPoP = v }
+        if let v = try reader.optionalBool("require_client_attestation") { c.requireClientAttestation = v }
+        if let v = try reader.optionalBool("encryption_required") { c.encryptionRequired = v }
+        if let v = try reader.optionalBool("token_claims_preview") { c.tokenClaimsPreview = v }
+        c.batchSize = Int(try positive(reader, "batch_size", default: Int64(c.batchSize), max: 100))
+        c.credentialLifetime = try positive(reader, "credential_lifetime", default: c.credentialLifetime, max: 10 * 365 * 86_400)
+        c.offerLifetime = try positive(reader, "offer_lifetime", default: c.offerLifetime, max: 365 * 86_400)
+        c.codeLifetime = try positive(reader, "code_lifetime", default: c.codeLifetime, max: 86_400)
+        c.tokenLifetime = try positive(reader, "token_lifetime", default: c.tokenLifetime, max: 86_400)
+        c.nonceLifetime = try positive(reader, "nonce_lifetime", default: c.nonceLifetime, max: 86_400)
+        c.requestURILifetime = try positive(reader, "request_uri_lifetime", default: c.requestURILifetime, max: 3_600)
+        c.proofWindow = try positive(reader, "proof_window", default: c.proofWindow, max: 86_400)
+        c.deferredInterval = try positive(reader, "deferred_interval", default: c.deferredInterval, max: 3_600)
+        if let v = try reader.optionalStringArray("trust_anchors") { c.trustAnchors = v }
+        if let v = try reader.optionalStringArray("attestation_roots") { c.attestationRootFiles = v }
+        if let v = reader.optionalField("display") {
+            guard v.value.arrayValue != nil else { throw v.invalid("expected an array of display objects") }
+            c.display = v.value
+        }
+        if let v = try reader.optionalString("issuing_country") {
+            guard v.count == 2, v.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw reader.invalid("issuing_country", "expected an ISO 3166-1 alpha-2 code")
+            }
+            c.issuingCountry = v
+        }
+        if let v = try reader.optionalString("issuing_authority") { c.issuingAuthority = v }
+        return c
+    }
+
+    private static func positive(_ reader: JSONReader, _ name: String, default value: Int64, max: Int64) throws(JSONReadError) -> Int64 {
+        guard let v = try reader.optionalInt(name) else { return value }
+        guard v > 0, v <= max else { throw reader.invalid(name, "expected a number between 1 and \(max)") }
+        return v
+    }
+}
+
+/// One entry of `credential_configurations_supported` (OpenID4VCI 1.0 Appendix A).
+public struct CredentialConfiguration: Sendable, Equatable {
+    public enum Format: String, Sendable {
+        case sdJWT = "dc+sd-jwt"
+        case mdoc = "mso_mdoc"
+    }
+
+    /// Which claim set the credential carries: the EUDI PID Rulebook's, or the NL profile's
+    /// (the Rulebook's plus `bsn`).
+    public enum Profile: String, Sendable {
+        case eudi, nl
+    }
+
+    public let id: String
+    public let format: Format
+    /// `vct` for SD-JWT VC, `doctype` for mdoc.
+    public let type: String
+    public let scope: String
+    public let profile: Profile
+    /// The configuration's `credential_metadata.display`, when the file gives one.
+    public let display: JSONValue?
+
+    public init(id: String, format: Format, type: String, scope: String, profile: Profile = .eudi, display: JSONValue? = nil) {
+        self.id = id
+        self.format = format
+        self.type = type
+        self.scope = scope
+        self.profile = profile
+        self.display = display
+    }
+
+    static func parse(id: String, _ reader: JSONReader) throws(JSONReadError) -> CredentialConfiguration {
+        try reader.rejectUnknown(allowed: ["format", "vct", "doctype", "scope", "profile", "display"])
+        let formatName = try reader.string("format")
+        guard let format = Format(rawValue: formatName) else {
+            throw reader.invalid("format", "expected \"dc+sd-jwt\" or \"mso_mdoc\"")
+        }
+        let type = try format == .sdJWT ? reader.nonEmptyString("vct") : reader.nonEmptyString("doctype")
+        let profileName = try reader.optionalString("profile") ?? "eudi"
+        guard let profile = Profile(rawValue: profileName) else { throw reader.invalid("profile", "expected \"eudi\" or \"nl\"") }
+        if profile == .nl, format != .sdJWT { throw reader.invalid("profile", "the NL profile is an SD-JWT VC") }
+        let display = reader.optionalField("display")
+        if let display, display.value.arrayValue == nil { throw display.invalid("expected an array of display objects") }
+        return CredentialConfiguration(id: id, format: format, type: type, scope: try reader.optionalString("scope") ?? id,
+                                       profile: profile, display: display?.value)
+    }
+}

@@ -1,0 +1,6 @@
+import HTTP
+
+extension IssuanceRoutes {
+    func addCredentialRoutes(to router: inout Router<String>) {
+    }
+}

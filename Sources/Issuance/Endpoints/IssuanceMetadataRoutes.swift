@@ -1,0 +1,6 @@
+import HTTP
+
+extension IssuanceRoutes {
+    func addMetadataRoutes(to router: inout Router<String>) {
+    }
+}

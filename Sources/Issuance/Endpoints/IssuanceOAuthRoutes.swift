@@ -1,0 +1,6 @@
+import HTTP
+
+extension IssuanceRoutes {
+    func addOAuthRoutes(to router: inout Router<String>) {
+    }
+}

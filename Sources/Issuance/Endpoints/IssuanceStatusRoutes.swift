@@ -1,0 +1,6 @@
+import HTTP
+
+extension IssuanceRoutes {
+    func addStatusRoutes(to router: inout Router<String>) {
+    }
+}

@@ -1,0 +1,78 @@
+/// Every refusal of the PID Provider, with the error code the governing specification names:
+/// OAuth 2.0 (RFC 6749 §5.2), PAR (RFC 9126), DPoP (RFC 9449 §5, §8), Bearer tokens (RFC 6750
+/// §3.1) and OpenID4VCI 1.0 §8.3.1.2, §9.3, §11.3. The domain never builds an HTTP response: the
+/// `Endpoints/` folder renders these through the HTTP layer's `ErrorResponse`.
+public struct IssuanceError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, CaseIterable {
+        // OAuth 2.0 and extensions.
+        case invalidRequest = "invalid_request"
+        case invalidClient = "invalid_client"
+        case invalidGrant = "invalid_grant"
+        case unauthorizedClient = "unauthorized_client"
+        case unsupportedGrantType = "unsupported_grant_type"
+        case unsupportedResponseType = "unsupported_response_type"
+        case invalidScope = "invalid_scope"
+        case accessDenied = "access_denied"
+        case invalidAuthorizationDetails = "invalid_authorization_details"
+        case invalidRequestURI = "invalid_request_uri"
+        case invalidDPoPProof = "invalid_dpop_proof"
+        case useDPoPNonce = "use_dpop_nonce"
+        case invalidToken = "invalid_token"
+        case serverError = "server_error"
+        // OpenID4VCI 1.0.
+        case invalidCredentialRequest = "invalid_credential_request"
+        case unknownCredentialConfiguration = "unknown_credential_configuration"
+        case unknownCredentialIdentifier = "unknown_credential_identifier"
+        case invalidProof = "invalid_proof"
+        case invalidNonce = "invalid_nonce"
+        case invalidEncryptionParameters = "invalid_encryption_parameters"
+        case credentialRequestDenied = "credential_request_denied"
+        case invalidTransactionID = "invalid_transaction_id"
+        case issuancePending = "issuance_pending"
+        case invalidNotificationID = "invalid_notification_id"
+        case invalidNotificationRequest = "invalid_notification_request"
+        // Trustbed's own: the admin API and pages.
+        case notFound = "not_found"
+        case unauthorized = "unauthorized"
+    }
+
+    public let codeValue: Code
+    public let description: String
+    /// `use_dpop_nonce` (and any DPoP error at the token endpoint) carries a fresh nonce the
+    /// client must use (RFC 9449 §8).
+    public var dpopNonce: String?
+    /// For `invalid_token` and missing credentials at a protected resource: the scheme to name
+    /// in `WWW-Authenticate` (`Bearer` or `DPoP`, RFC 6750 §3 and RFC 9449 §7.1).
+    public var authenticationScheme: String?
+    /// `issuance_pending`: seconds the wallet should wait (OpenID4VCI §9.3).
+    public var interval: Int?
+
+    public init(_ code: Code, _ description: String, dpopNonce: String? = nil, authenticationScheme: String? = nil,
+                interval: Int? = nil) {
+        self.codeValue = code
+        self.description = description
+        self.dpopNonce = dpopNonce
+        self.authenticationScheme = authenticationScheme
+        self.interval = interval
+    }
+
+    /// The HTTP status the specifications give each code.
+    public var statusCode: Int {
+        switch codeValue {
+        case .invalidClient, .invalidToken, .unauthorized: 401
+        case .useDPoPNonce where authenticationScheme != nil: 401
+        case .credentialRequestDenied, .accessDenied: 403
+        case .notFound: 404
+        case .serverError: 500
+        default: 400
+        }
+    }
+}
+
+extension IssuanceError {
+    public static func invalidRequest(_ why: String) -> IssuanceError { IssuanceError(.invalidRequest, why) }
+    public static func invalidGrant(_ why: String) -> IssuanceError { IssuanceError(.invalidGrant, why) }
+    public static func invalidCredentialRequest(_ why: String) -> IssuanceError { IssuanceError(.invalidCredentialRequest, why) }
+    public static func invalidProof(_ why: String) -> IssuanceError { IssuanceError(.invalidProof, why) }
+    public static func serverError(_ why: String) -> IssuanceError { IssuanceError(.serverError, why) }
+}

@@ -1,0 +1,144 @@
+import Cryptography
+import Foundation
+import JOSE
+import Support
+
+/// The PID Provider's own key material, kept in `Keys/<entity name>/issuer/` and created on
+/// first start, never overwritten:
+/// - an IACA root (ISO 18013-5 Annex B) with its key and CRL, published for verifiers;
+/// - a document signer certificate under it, whose key signs both credential formats (SD-JWT
+///   VC carries `x5c` = [document signer], HAIP: without the root);
+/// - a P-256 key for encrypted credential requests (`credential_request_encryption.jwks`);
+/// - the recovery secret (32 random bytes) behind every `recovery_code`.
+public struct IssuerKeys: Sendable {
+    public let documentSignerKey: PrivateKey
+    public let documentSigner: Certificate
+    public let iaca: Certificate
+    public let crl: CertificateRevocationList
+    public let encryptionKey: PrivateKey
+    public let recoverySecret: [UInt8]
+
+    /// The document signer's public JWK, with `kid` = its RFC 7638 thumbprint, for
+    /// `/.well-known/jwt-vc-issuer` and signed metadata.
+    public var signingJWK: JWK {
+        let jwk = JWK(publicKey: documentSignerKey.publicKey, algorithm: .ES256)
+        return jwk.adding(["kid": .string(jwk.thumbprint())])
+    }
+
+    /// The request-encryption JWK (`use: enc`, `alg: ECDH-ES`), `kid` = its thumbprint.
+    public var encryptionJWK: JWK {
+        let jwk = JWK(publicKey: encryptionKey.publicKey, use: "enc")
+        return jwk.adding(["kid": .string(jwk.thumbprint()), "alg": "ECDH-ES"])
+    }
+
+    public init(documentSignerKey: PrivateKey, documentSigner: Certificate, iaca: Certificate, crl: CertificateRevocationList,
+                encryptionKey: PrivateKey, recoverySecret: [UInt8]) {
+        self.documentSignerKey = documentSignerKey
+        self.documentSigner = documentSigner
+        self.iaca = iaca
+        self.crl = crl
+        self.encryptionKey = encryptionKey
+        self.recoverySecret = recoverySecret
+    }
+
+    /// Reads the issuer's files from `directory`, creating what is missing. A document signer
+    /// within 30 days of its end is replaced (new key, new certificate) so a long-running demo
+    /// never signs with an expired certificate; the CRL is re-issued when past `nextUpdate`.
+    public static func loadOrCreate(directory: String, issuer: String, country: String, authority: String,
+                                    now: Int64) throws -> IssuerKeys {
+        let files = IssuerKeyFiles(directory: directory)
+        try files.ensureDirectory()
+        let iacaKey = try files.privateKey("iaca.key.pem") { try PrivateKey(generatingFor: .ES256) }
+        let iaca = try files.certificate("iaca.pem") {
+            try AnnexB.makeIACA(key: iacaKey, country: country, organization: authority, commonName: "\(authority) IACA",
+                                issuerAltName: .uri(issuer), crlURL: IssuerURLs(issuer: issuer).iacaCRL,
+                                validity: .init(notBefore: now - 3_600, notAfter: now + 10 * 365 * 86_400))
+        }
+        var dsKey = try files.privateKey("document-signer.key.pem") { try PrivateKey(generatingFor: .ES256) }
+        let makeDS = { (key: PrivateKey) throws -> Certificate in
+            try AnnexB.makeDocumentSigner(
+                subjectKey: key.publicKey, iaca: iaca, iacaKey: iacaKey, organization: authority,
+                commonName: "\(authority) Document Signer", issuerAltName: .uri(issuer), crlURL: IssuerURLs(issuer: issuer).iacaCRL,
+                validity: .init(notBefore: now - 3_600, notAfter: min(now + 365 * 86_400, iaca.notAfter)))
+        }
+        var ds = try files.certificate("document-signer.pem") { try makeDS(dsKey) }
+        if ds.notAfter - now < 30 * 86_400 || (try? ds.publicKey()) != dsKey.publicKey {
+            dsKey = try PrivateKey(generatingFor: .ES256)
+            ds = try makeDS(dsKey)
+            try files.replace("document-signer.key.pem", dsKey.pemPKCS8())
+            try files.replace("document-signer.pem", ds.pem())
+        }
+        var crl = try files.crl("iaca.crl.pem") {
+            try AnnexB.makeCRL(iaca: iaca, iacaKey: iacaKey, thisUpdate: now, nextUpdate: now + 30 * 86_400, crlNumber: 1)
+        }
+        if let next = crl.nextUpdate, next <= now + 86_400 {
+            crl = try AnnexB.makeCRL(iaca: iaca, iacaKey: iacaKey, thisUpdate: now, nextUpdate: now + 30 * 86_400,
+                                     crlNumber: UInt64(now))
+            try files.replace("iaca.crl.pem", crl.pem())
+        }
+        let encryptionKey = try files.privateKey("encryption.key.pem") { try PrivateKey(generatingECCurve: "P-256") }
+        let secretHex = try files.text("recovery-secret") { Hex.encode(SecureRandom.bytes(32)) + "\n" }
+        guard let secret = Hex.decode(secretHex.trimmingCharacters(in: .whitespacesAndNewlines)), secret.count >= 32 else {
+            throw IssuanceError.serverError("\(directory)/recovery-secret must hold at least 32 bytes as hex")
+        }
+        return IssuerKeys(documentSignerKey: dsKey, documentSigner: ds, iaca: iaca, crl: crl, encryptionKey: encryptionKey,
+                          recoverySecret: secret)
+    }
+}
+
+/// Files of one issuer's key folder: created with O_EXCL and mode 0600, so two processes
+/// starting at once cannot both create (the loser reads the winner's file).
+struct IssuerKeyFiles {
+    let directory: String
+
+    func ensureDirectory() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+    }
+
+    func text(_ name: String, create: () throws -> String) throws -> String {
+        let path = directory + "/" + name
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8) { return existing }
+        let fresh = try create()
+        if (try? write(path, fresh)) != nil { return fresh }
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    func privateKey(_ name: String, create: () throws -> PrivateKey) throws -> PrivateKey {
+        try PrivateKey(pem: text(name) { try create().pemPKCS8() })
+    }
+
+    func certificate(_ name: String, create: () throws -> Certificate) throws -> Certificate {
+        try Certificate(pem: text(name) { try create().pem() })
+    }
+
+    func crl(_ name: String, create: () throws -> CertificateRevocationList) throws -> CertificateRevocationList {
+        let pem = try text(name) { try create().pem() }
+        let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        guard let der = Data(base64Encoded: body) else { throw IssuanceError.serverError("\(directory)/\(name) is not a PEM CRL") }
+        return try CertificateRevocationList(der: Array(der))
+    }
+
+    /// Replaces a file atomically (write aside, then rename).
+    func replace(_ name: String, _ text: String) throws {
+        let path = directory + "/" + name
+        let aside = path + ".new"
+        unlink(aside)
+        try write(aside, text)
+        guard rename(aside, path) == 0 else { throw IssuanceError.serverError("cannot replace \(path)") }
+    }
+
+    private func write(_ path: String, _ text: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw IssuanceError.serverError("cannot create \(path)") }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw IssuanceError.serverError("cannot write \(path)") }
+            written += n
+        }
+        guard fsync(fd) == 0 else { throw IssuanceError.serverError("cannot sync \(path)") }
+    }
+}

@@ -1,0 +1,59 @@
+import Cryptography
+import JOSE
+import JSON
+import Logging
+import Store
+import Support
+
+/// Answers whether a wallet provider is trusted: its trust chain must reach one of the
+/// configured Trust Anchors, and the answer is the wallet provider's resolved metadata
+/// (`wallet_provider` with `jwks`, policy applied). The composition root implements it with
+/// the federation's resolver, so this module needs no federation host.
+public protocol WalletProviderTrust: Sendable {
+    /// Throws when `entityID` has no valid chain to any of `trustAnchors` (entity IDs).
+    func walletProviderMetadata(entityID: String, trustAnchors: [String]) throws -> [String: JSONValue]
+}
+
+/// One PID Provider: an OAuth 2.0 authorization server and an OpenID4VCI 1.0 credential
+/// issuer for one entity. Holds what every part of the service reads; the parts (`OAuth/`,
+/// `Credential/`, `Offers/`, `Status/`, ...) are extensions and small types around it, and
+/// `Endpoints/` turns HTTP requests into calls on it.
+public final class PIDProvider: Sendable {
+    /// The credential issuer identifier = the authorization server's `issuer` = the entity ID.
+    public let issuer: String
+    /// The entity's file name (without `.json`): its `Keys/` folder.
+    public let entityName: String
+    public let configuration: IssuerConfiguration
+    public let keys: IssuerKeys
+    public let urls: IssuerURLs
+    public let database: Database
+    public let clock: Clock
+    public let logger: Logger
+    /// Trust Anchors' entity IDs for client attestations (names already resolved).
+    public let trustAnchors: [String]
+    /// Roots an attestation's `x5c` may chain to instead of a federation chain.
+    public let attestationRoots: [Certificate]
+    public let walletProviderTrust: WalletProviderTrust?
+    /// `Authorization: Bearer <adminToken>` opens the admin API.
+    public let adminToken: String
+
+    public init(issuer: String, entityName: String, configuration: IssuerConfiguration, keys: IssuerKeys, database: Database,
+                clock: Clock, logger: Logger, trustAnchors: [String], attestationRoots: [Certificate],
+                walletProviderTrust: WalletProviderTrust?, adminToken: String) {
+        self.issuer = issuer
+        self.entityName = entityName
+        self.configuration = configuration
+        self.keys = keys
+        self.urls = IssuerURLs(issuer: issuer)
+        self.database = database
+        self.clock = clock
+        self.logger = logger
+        self.trustAnchors = trustAnchors
+        self.attestationRoots = attestationRoots
+        self.walletProviderTrust = walletProviderTrust
+        self.adminToken = adminToken
+    }
+
+    /// A fresh unguessable value (codes, tokens, nonces, ids): 32 random bytes, base64url.
+    public static func randomToken(bytes: Int = 32) -> String { Base64URL.encode(SecureRandom.bytes(bytes)) }
+}
