@@ -146,7 +146,8 @@ public struct EntityCatalog: Sendable {
             name: f.name, entityID: id, isTrustAnchor: f.trustAnchor, authorityHints: hints,
             metadata: f.metadata.mapValues(fill), subordinateDefaults: substitute(f.subordinateStatement, id, baseURL),
             subordinates: subordinates, trustMarkIssuers: tmIssuers, trustMarkOwners: tmOwners,
-            trustMarksIssued: issued, lifetime: f.lifetime, signingAlgorithm: f.signingAlgorithm)
+            trustMarksIssued: issued, lifetime: f.lifetime, signingAlgorithm: f.signingAlgorithm,
+            services: f.services.mapValues(fill))
     }
 
     static func substitute(_ value: JSONValue, entityID: String, baseURL: String) -> JSONValue {

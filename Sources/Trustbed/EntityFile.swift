@@ -18,11 +18,14 @@ struct EntityFile: Sendable {
     let trustMarksIssued: [(type: String, subjects: [String], lifetime: Int64?, logoURI: String?, ref: String?)]
     let lifetime: Int64
     let signingAlgorithm: SignatureAlgorithm
+    let services: [String: JSONValue]
 
     static let knownFields: Set<String> = [
         "entity_id", "trust_anchor", "authority_hints", "metadata", "subordinate_statement", "subordinates",
-        "trust_mark_issuers", "trust_mark_owners", "trust_marks_issued", "lifetime", "signing_alg",
+        "trust_mark_issuers", "trust_mark_owners", "trust_marks_issued", "lifetime", "signing_alg", "services",
     ]
+    /// Services an entity may run (their own fields are checked when the service starts).
+    static let knownServices: Set<String> = ["pid_provider"]
     /// Signing algorithms an entity may choose for its own key (verification accepts more).
     static let signingAlgorithms: [SignatureAlgorithm] = [.ES256, .ES384, .ES512, .EdDSA]
 
@@ -141,6 +144,16 @@ struct EntityFile: Sendable {
             signingAlgorithm = alg
         } else {
             signingAlgorithm = .ES256
+        }
+        if let v = o["services"] {
+            guard let m = v.objectValue else { throw fail("services", "must be an object keyed by service name") }
+            if let unknown = Set(m.keys).subtracting(Self.knownServices).sorted().first {
+                throw fail("services.\(unknown)", "unknown service (known: \(Self.knownServices.sorted().joined(separator: ", ")))")
+            }
+            for (key, value) in m where value.objectValue == nil { throw fail("services.\(key)", "must be an object") }
+            services = m
+        } else {
+            services = [:]
         }
     }
 

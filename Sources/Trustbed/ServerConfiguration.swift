@@ -17,6 +17,8 @@ public struct ServerConfiguration: Sendable {
     public var reloadInterval: Double = 1
     /// How often expired remote statements are deleted from the database cache.
     public var purgeInterval: Double = 600
+    /// Bearer token of the issuers' admin API; nil means `TRUSTBED_ADMIN_TOKEN` or `Keys/admin-token`.
+    public var adminToken: String?
 
     public init() {}
 

@@ -1,6 +1,7 @@
 import Federation
 import Foundation
 import HTTP
+import Issuance
 import JSON
 import Logging
 import Store
@@ -17,13 +18,17 @@ public final class TrustbedServer: Sendable {
         let host: FederationHost
         let site: Site<String>
         let fetchOrigins: Set<String>
+        /// PID Providers by entity ID.
+        let providers: [String: IssuerAssembly.Running]
 
-        init(catalog: EntityCatalog, keys: KeyManager, host: FederationHost, site: Site<String>, fetchOrigins: Set<String>) {
+        init(catalog: EntityCatalog, keys: KeyManager, host: FederationHost, site: Site<String>, fetchOrigins: Set<String>,
+             providers: [String: IssuerAssembly.Running]) {
             self.catalog = catalog
             self.keys = keys
             self.host = host
             self.site = site
             self.fetchOrigins = fetchOrigins
+            self.providers = providers
         }
     }
 
@@ -35,6 +40,7 @@ public final class TrustbedServer: Sendable {
     private let fixedFetcher: StatementFetcher?
     /// Resolves that wait on other hosts run here, never on an HTTP worker.
     private let remoteWork: WorkPool
+    private let issuers: IssuerAssembly
     private let state: Locked<State>
     private let changeCounter: Locked<String>
     private let running = Locked<(http: HTTPServer?, watcher: FileWatcher?, stopped: Bool)>((nil, nil, false))
@@ -51,8 +57,12 @@ public final class TrustbedServer: Sendable {
         changeCounter = Locked(Self.counter(database))
         let catalog = try EntityCatalog.load(directory: configuration.entitiesDirectory, baseURL: configuration.effectiveBaseURL)
         let keys = KeyManager(directory: configuration.keysDirectory, entities: catalog.entities, database: database, clock: clock)
-        state = Locked(Self.assemble(catalog, previous: nil, keys: keys, configuration: configuration, database: database,
-                                     clock: clock, fixedFetcher: fetcher, remoteWork: remoteWork, logger: logger))
+        let adminToken = try IssuerAssembly.adminToken(configured: configuration.adminToken, keysDirectory: configuration.keysDirectory,
+                                                       logger: logger)
+        issuers = IssuerAssembly(configuration: configuration, database: database, clock: clock, logger: logger,
+                                 adminToken: adminToken, walletProviderTrust: nil)
+        state = Locked(try Self.assemble(catalog, previous: nil, keys: keys, configuration: configuration, database: database,
+                                         clock: clock, fixedFetcher: fetcher, remoteWork: remoteWork, issuers: issuers, logger: logger))
         // Loading and assembling 100,000 entities frees more than it keeps; hand that back.
         EntityDirectory.releaseFreedMemory()
     }
@@ -158,8 +168,9 @@ public final class TrustbedServer: Sendable {
             if keysChanged { previous.keys.invalidate() }
             let keys = KeyManager(directory: configuration.keysDirectory, entities: catalog.entities, database: database,
                                   clock: clock, reusing: previous.keys)
-            let next = Self.assemble(catalog, previous: previous, keys: keys, configuration: configuration, database: database,
-                                     clock: clock, fixedFetcher: fixedFetcher, remoteWork: remoteWork, logger: logger)
+            let next = try Self.assemble(catalog, previous: previous, keys: keys, configuration: configuration, database: database,
+                                         clock: clock, fixedFetcher: fixedFetcher, remoteWork: remoteWork, issuers: issuers,
+                                         logger: logger)
             state.withLock { $0 = next }
             EntityDirectory.releaseFreedMemory()
             // Answers the HTTP server reuses came from the old host.
@@ -172,8 +183,9 @@ public final class TrustbedServer: Sendable {
 
     private static func assemble(_ catalog: EntityCatalog, previous: State?, keys: KeyManager, configuration c: ServerConfiguration,
                                  database: Database, clock: Clock, fixedFetcher: StatementFetcher?, remoteWork: WorkPool,
-                                 logger: Logger) -> State {
+                                 issuers: IssuerAssembly, logger: Logger) throws -> State {
         let origins = FetchScope.origins(of: catalog)
+        let (entities, providers) = try issuers.assemble(catalog, previous: previous?.providers ?? [:])
         // Remote statements and remembered failures survive a reload unless the fetch scope changed.
         let remote: RemoteStatementSource
         if let previous, previous.fetchOrigins == origins {
@@ -182,12 +194,14 @@ public final class TrustbedServer: Sendable {
             let fetcher = fixedFetcher ?? HTTPStatementFetcher(allowedOrigins: origins, allowedPrefixes: c.fetchAllow)
             remote = RemoteStatementSource(fetcher: fetcher, store: SQLiteStatementStore(database: database), clock: clock)
         }
-        let host = FederationHost(entities: catalog.entities, keys: keys, clock: clock, database: database, fetcher: remote.fetcher,
+        let host = FederationHost(entities: entities, keys: keys, clock: clock, database: database, fetcher: remote.fetcher,
                                   logger: logger, statementCacheBytes: c.statementCacheBytes, remote: remote,
                                   trustMarkStatusClient: remote.fetcher as? TrustMarkStatusClient)
         let routes = FederationRoutes(host: host, remoteWork: remoteWork)
         let mounts = catalog.entities.map { e in
-            Site<String>.Mount(url: e.entityID, context: e.entityID, routers: routes.routers(for: e.entityID))
+            var routers = routes.routers(for: e.entityID)
+            if let provider = providers[e.entityID]?.provider { routers.append(IssuanceRoutes(provider: provider).router()) }
+            return Site<String>.Mount(url: e.entityID, context: e.entityID, routers: routers)
         }
         let index = ServerIndex(entities: catalog.entities, superiors: Set(host.subordinatesBySuperior.keys), baseURL: catalog.baseURL)
         var root = Router<Void>()
@@ -195,7 +209,7 @@ public final class TrustbedServer: Sendable {
         root.get("/health") { _, _, _ in healthy }
         root.get("/") { _, request, _ in .json(try index.page(request.parameters)) }
         return State(catalog: catalog, keys: keys, host: host, site: Site(baseURL: catalog.baseURL, mounts: mounts, root: root),
-                     fetchOrigins: origins)
+                     fetchOrigins: origins, providers: providers)
     }
 
     private static func counter(_ database: Database) -> String {

@@ -18,6 +18,9 @@ struct Serve: ParsableCommand {
     var statementCacheMb = 64
     @Option(help: "Least severe log level written to standard error: trace, debug, info (with the access log), notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
+    @Option(help: ArgumentHelp("Bearer token of the issuers' admin API (offers, issued credentials).",
+                               discussion: "Without it: the TRUSTBED_ADMIN_TOKEN variable, else Keys/admin-token, created on first start and printed."))
+    var adminToken: String?
 
     func run() throws {
         let sink = LogSink()
@@ -37,6 +40,7 @@ struct Serve: ParsableCommand {
         c.port = port
         c.baseURL = baseURL
         c.fetchAllow = fetchAllow
+        c.adminToken = adminToken
         guard statementCacheMb > 0 else { throw ValidationError("--statement-cache-mb must be at least 1") }
         c.statementCacheBytes = statementCacheMb << 20
         let server: TrustbedServer

@@ -4,7 +4,7 @@ import XCTest
 
 final class IssuerConfigurationTests: XCTestCase {
     private func parse(_ text: String) throws -> IssuerConfiguration {
-        let value = try JSONParser.parse(Array(text.utf8))
+        let value = try JSONValue.parse(text)
         return try IssuerConfiguration.parse(JSONReader(value)) { _ in throw IssuanceError.invalidRequest("no files") }
     }
 

@@ -88,6 +88,11 @@ class TrustbedServer:
         return f"{self.base}/{name}{path}"
 
     @property
+    def admin_token(self) -> str:
+        """The issuers' admin token, which the server creates in Keys/admin-token on first start."""
+        return (self.keys / "admin-token").read_text().strip()
+
+    @property
     def state_args(self) -> list[str]:
         return ["--entities", str(self.entities), "--keys", str(self.keys), "--database", str(self.database)]
 

@@ -43,19 +43,22 @@ public struct HostedEntity: Sendable {
         let trustMarkIssuers: [String: [String]]
         let trustMarkOwners: [String: String]
         let trustMarksIssued: [TrustMarkIssuance]
+        /// `services` of the file (e.g. `pid_provider`), for the composition root to start.
+        let services: [String: JSONValue]
 
         init(subordinateDefaults: SubordinatePolicy, subordinates: [String: SubordinateEntry], trustMarkIssuers: [String: [String]],
-             trustMarkOwners: [String: String], trustMarksIssued: [TrustMarkIssuance]) {
+             trustMarkOwners: [String: String], trustMarksIssued: [TrustMarkIssuance], services: [String: JSONValue]) {
             self.subordinateDefaults = subordinateDefaults
             self.subordinates = subordinates
             self.trustMarkIssuers = trustMarkIssuers
             self.trustMarkOwners = trustMarkOwners
             self.trustMarksIssued = trustMarksIssued
+            self.services = services
         }
 
         var isEmpty: Bool {
             subordinateDefaults == SubordinatePolicy() && subordinates.isEmpty && trustMarkIssuers.isEmpty
-                && trustMarkOwners.isEmpty && trustMarksIssued.isEmpty
+                && trustMarkOwners.isEmpty && trustMarksIssued.isEmpty && services.isEmpty
         }
     }
 
@@ -79,6 +82,8 @@ public struct HostedEntity: Sendable {
     /// Trust Anchor only: trust mark type → owner entity ID.
     public var trustMarkOwners: [String: String] { storage.role?.trustMarkOwners ?? [:] }
     public var trustMarksIssued: [TrustMarkIssuance] { storage.role?.trustMarksIssued ?? [] }
+    /// The services the entity runs besides the federation (`services` of its file), by name.
+    public var services: [String: JSONValue] { storage.role?.services ?? [:] }
     /// Lifetime in seconds of every statement this entity signs.
     public var lifetime: Int64 { storage.lifetime }
     public var signingAlgorithm: SignatureAlgorithm { storage.signingAlgorithm }
@@ -88,13 +93,24 @@ public struct HostedEntity: Sendable {
         metadata: [String: JSONValue] = [:], subordinateDefaults: SubordinatePolicy = SubordinatePolicy(),
         subordinates: [String: SubordinateEntry] = [:], trustMarkIssuers: [String: [String]] = [:],
         trustMarkOwners: [String: String] = [:], trustMarksIssued: [TrustMarkIssuance] = [],
-        lifetime: Int64 = 86_400, signingAlgorithm: SignatureAlgorithm = .ES256
+        lifetime: Int64 = 86_400, signingAlgorithm: SignatureAlgorithm = .ES256, services: [String: JSONValue] = [:]
     ) {
         let role = Role(subordinateDefaults: subordinateDefaults, subordinates: subordinates, trustMarkIssuers: trustMarkIssuers,
-                        trustMarkOwners: trustMarkOwners, trustMarksIssued: trustMarksIssued)
+                        trustMarkOwners: trustMarkOwners, trustMarksIssued: trustMarksIssued, services: services)
         storage = Storage(
             name: name, entityID: entityID, isTrustAnchor: isTrustAnchor, signingAlgorithm: signingAlgorithm, lifetime: lifetime,
             authorityHints: authorityHints, metadata: JSONValue.object(metadata).bytes, role: role.isEmpty ? nil : role)
+    }
+
+    private init(storage: Storage) { self.storage = storage }
+
+    /// The same entity with other metadata: services add what they generate (e.g. the PID
+    /// Provider's issuer metadata) before the federation signs the entity configuration.
+    public func replacingMetadata(_ metadata: [String: JSONValue]) -> HostedEntity {
+        let s = storage
+        return HostedEntity(storage: Storage(
+            name: s.name, entityID: s.entityID, isTrustAnchor: s.isTrustAnchor, signingAlgorithm: s.signingAlgorithm,
+            lifetime: s.lifetime, authorityHints: s.authorityHints, metadata: JSONValue.object(metadata).bytes, role: s.role))
     }
 
     public var issuesTrustMarks: Bool { storage.role?.trustMarksIssued.isEmpty == false }
