@@ -5,10 +5,12 @@ PYTHON ?= python3
 VENV := Tests/interop/.venv
 DEB_PACKAGES := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev zlib1g-dev libcurl4-openssl-dev curl python3 python3-venv libqrencode-dev
 BENCH_PACKAGES := wrk
+# The interop tests check the HTML pages in headless Chromium.
+TEST_PACKAGES := chromium chromium-driver
 HOST ?= 127.0.0.1
 PORT ?= 8080
 
-.PHONY: run build test unit-test interop-test bench deps bench-deps clean
+.PHONY: run build test unit-test interop-test bench deps bench-deps test-deps clean
 
 # Installs only what is missing; apt-get update runs first because a fresh image has no lists.
 define ensure_debs
@@ -25,6 +27,9 @@ deps:
 
 bench-deps: deps
 	$(call ensure_debs,$(BENCH_PACKAGES))
+
+test-deps: deps
+	$(call ensure_debs,$(TEST_PACKAGES))
 
 build: deps
 	$(SWIFT) build -c release
@@ -43,7 +48,7 @@ $(VENV)/.installed: Tests/interop/requirements.txt
 	$(VENV)/bin/pip install -q -r Tests/interop/requirements.txt
 	touch $@
 
-interop-test: build $(VENV)/.installed
+interop-test: build test-deps $(VENV)/.installed
 	TRUSTBED_BIN=$(CURDIR)/.build/release/trustbed $(VENV)/bin/python -m pytest -q Tests/interop
 
 bench: build bench-deps
