@@ -16,11 +16,24 @@ public final class Database: @unchecked Sendable {
     private var connection: OpaquePointer?
     private var cache = StatementCache()
 
-    /// Opens (creating) the file, sets journal_mode=WAL, synchronous=FULL (a `kill -9` or
-    /// power cut loses nothing acknowledged), foreign_keys=ON, busy_timeout=5000, and runs the
-    /// migrations. ":memory:" works for tests.
-    public init(path: String) throws(StoreError) {
+    /// How far a commit is durable before it returns.
+    public enum Durability: Sendable {
+        /// synchronous=FULL: every commit is on disk, so a power cut loses nothing acknowledged.
+        case powerCut
+        /// synchronous=NORMAL: in WAL mode a commit survives a crash of the process (`kill -9`)
+        /// but the last commits may be lost with power; no fsync per commit, so a write-heavy
+        /// service is not bound by the disk's few thousand fsyncs a second.
+        case processCrash
+    }
+
+    public let durability: Durability
+
+    /// Opens (creating) the file, sets journal_mode=WAL, synchronous per `durability` (FULL by
+    /// default: a `kill -9` or power cut loses nothing acknowledged), foreign_keys=ON,
+    /// busy_timeout=5000, and runs the migrations. ":memory:" works for tests.
+    public init(path: String, durability: Durability = .powerCut) throws(StoreError) {
         self.path = path
+        self.durability = durability
         var handle: OpaquePointer?
         // NOMUTEX: SQLite's own per-connection mutex would only duplicate `lock`.
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -110,7 +123,7 @@ public final class Database: @unchecked Sendable {
         guard mode == "wal" || mode == "memory" || path.isEmpty else {
             throw .cannotOpen("journal_mode stayed \(mode ?? "unknown") instead of wal")
         }
-        try execute("PRAGMA synchronous = FULL", [], cached: false)
+        try execute(durability == .powerCut ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL", [], cached: false)
         try execute("PRAGMA foreign_keys = ON", [], cached: false)
     }
 }

@@ -59,7 +59,10 @@ public final class TrustbedServer: Sendable {
         let keys = KeyManager(directory: configuration.keysDirectory, entities: catalog.entities, database: database, clock: clock)
         let adminToken = try IssuerAssembly.adminToken(configured: configuration.adminToken, keysDirectory: configuration.keysDirectory,
                                                        logger: logger)
-        issuers = IssuerAssembly(configuration: configuration, database: database, clock: clock, logger: logger,
+        // The issuers write several rows per credential: their own connection (so federation
+        // reads never queue behind them) without an fsync per commit; it still survives kill -9.
+        let issuanceDatabase = try Database(path: configuration.databasePath, durability: .processCrash)
+        issuers = IssuerAssembly(configuration: configuration, database: issuanceDatabase, clock: clock, logger: logger,
                                  adminToken: adminToken, walletProviderTrust: nil)
         state = Locked(try Self.assemble(catalog, previous: nil, keys: keys, configuration: configuration, database: database,
                                          clock: clock, fixedFetcher: fetcher, remoteWork: remoteWork, issuers: issuers, logger: logger))

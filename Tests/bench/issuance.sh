@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The PID Provider's benchmark (issue 7 item 16), run by `make bench` after the federation's.
+# The CLI wallet (`trustbed wallet bench`) is the native load client on the same 2 cores: each
+# iteration creates an offer through the admin API, then token → nonce → credential. Scenarios:
+# SD-JWT and mdoc, each with and without DPoP, and a batch of 10 SD-JWT PIDs per request. It
+# prints credentials/s and the client's per-step p99, records the server's CPU profile (top
+# frames, with linux-perf when present) during the SD-JWT run, and ends with a kill -9 in the
+# middle of a run: every credential the wallet saw acknowledged must have its record and its
+# status list entry after the restart.
+#
+#   bash Tests/bench/issuance.sh [path/to/trustbed]
+#
+# Environment: ISSUE_SECONDS (10) per scenario, ISSUE_CONCURRENCY (16) client threads,
+# BENCH_PORT (18090), BENCH_RESULTS (bench-results).
+set -euo pipefail
+export LC_ALL=C
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$repo"
+bin=$(realpath "${1:-.build/release/trustbed}")
+seconds=${ISSUE_SECONDS:-10}
+concurrency=${ISSUE_CONCURRENCY:-16}
+port=${BENCH_PORT:-18090}
+base="http://127.0.0.1:$port"
+issuer="$base/pid-provider"
+token=bench-admin-token
+
+die() { echo "bench: $*" >&2; exit 1; }
+. Tests/bench/lib.sh
+[ -x "$bin" ] || die "no executable at $bin"
+port_in_use "$port" && die "something already answers on 127.0.0.1:$port (set BENCH_PORT)"
+
+tmp=$(mktemp -d)
+pids=()
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+out=${ISSUE_OUT:-$tmp/out}
+mkdir -p "$out" "$tmp/state"
+cp -r Entities "$tmp/state/Entities"
+
+start_server() {
+    (cd "$tmp/state" && exec "$bin" serve --port "$port" --base-url "$base" --admin-token "$token" --log-level notice \
+        >>"$out/trustbed.log" 2>&1) &
+    server=$!
+    pids+=("$server")
+    for _ in $(seq 1 200); do
+        curl -sf -o /dev/null "$base/health" && return 0
+        sleep 0.05
+    done
+    die "the server did not start (see $out/trustbed.log)"
+}
+
+# One scenario: prints the client's summary and keeps it in $out/<name>.txt.
+scenario() {
+    local name=$1; shift
+    "$bin" wallet bench --issuer "$issuer" --admin-token "$token" --concurrency "$concurrency" --duration "$seconds" "$@" \
+        >"$out/$name.txt" 2>&1 || { cat "$out/$name.txt"; die "scenario $name failed"; }
+    echo "== $name ($*)"
+    cat "$out/$name.txt"
+}
+
+start_server
+sd="urn:eudi:pid:1"
+mdoc="eu.europa.ec.eudi.pid.1"
+# Warm-up: first signatures, caches, page faults.
+"$bin" wallet bench --issuer "$issuer" --admin-token "$token" --concurrency 2 --count 50 --configuration "$sd" >/dev/null 2>&1 || true
+
+profile_pid=""
+if command -v perf >/dev/null && perf record -o "$tmp/probe.data" -F 99 -- true >/dev/null 2>&1; then
+    perf record -o "$out/sdjwt.perf" -F 499 -g -p "$server" -- sleep "$seconds" >/dev/null 2>&1 &
+    profile_pid=$!
+fi
+scenario sdjwt --configuration "$sd"
+if [ -n "$profile_pid" ]; then
+    wait "$profile_pid" || true
+    echo "== server CPU profile during sdjwt (self time, top frames)"
+    perf report -i "$out/sdjwt.perf" --stdio --no-children --sort symbol 2>/dev/null | grep -E '^ +[0-9]' | head -25 | tee "$out/sdjwt-profile.txt"
+fi
+scenario sdjwt-dpop --configuration "$sd" --dpop
+scenario mdoc --configuration "$mdoc"
+scenario mdoc-dpop --configuration "$mdoc" --dpop
+scenario sdjwt-batch10 --configuration "$sd" --batch 10
+
+# kill -9 in the middle of a run: nothing acknowledged may be lost.
+"$bin" wallet bench --issuer "$issuer" --admin-token "$token" --concurrency "$concurrency" --duration 6 --configuration "$sd" \
+    --acknowledged "$out/acknowledged.txt" >"$out/kill9.txt" 2>&1 &
+client=$!
+sleep 3
+kill -9 "$server"
+wait "$client" || true
+start_server
+python3 - "$tmp/state/trustbed.sqlite" "$out/acknowledged.txt" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+# The wallet writes "<status list uri> <idx>" for every credential it received.
+acked = [tuple(l.split()) for l in open(sys.argv[2]) if l.strip()]
+rows = [(u, str(i)) for u, i in db.execute("SELECT status_uri, status_index FROM issued_credentials")]
+missing = set(acked) - set(rows)
+print(f"== kill -9: {len(acked)} credentials acknowledged before the kill, {len(missing)} of them without a record; "
+      f"{len(rows)} records, {len(set(rows))} distinct status list entries")
+sys.exit(1 if missing or len(set(rows)) != len(rows) else 0)
+PY
