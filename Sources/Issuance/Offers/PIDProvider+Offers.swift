@@ -1,0 +1,139 @@
+import JSON
+import Store
+import Support
+
+extension PIDProvider {
+    /// Wrong tx_codes a pre-authorized code survives; the next attempt finds it dead, so a
+    /// 6-digit code gives an attacker 5 guesses in a million.
+    public static let maxTxCodeFailures: Int64 = 5
+    /// Digits of a generated tx_code (`tx_code.length` in the offer, §4.1.1).
+    public static let txCodeLength = 6
+
+    /// Creates and stores an offer. Unknown persona or configuration ids, an empty or repeated
+    /// id list, or a tx_code on an authorization-code offer (§4.1.1 defines `tx_code` only for
+    /// the pre-authorized grant) are `invalid_request`.
+    public func createOffer(personaID: String, credentialConfigurationIDs: [String], grant: OfferGrant,
+                            txCode: Bool) throws(IssuanceError) -> Offer {
+        guard configuration.persona(id: personaID) != nil else { throw .invalidRequest("unknown persona \(personaID)") }
+        guard !credentialConfigurationIDs.isEmpty else { throw .invalidRequest("credential_configuration_ids is empty") }
+        guard Set(credentialConfigurationIDs).count == credentialConfigurationIDs.count else {
+            throw .invalidRequest("credential_configuration_ids repeats an id")
+        }
+        for id in credentialConfigurationIDs where configuration.configuration(id: id) == nil {
+            throw .invalidRequest("unknown credential configuration \(id)")
+        }
+        if txCode && grant != .preAuthorizedCode { throw .invalidRequest("tx_code applies to the pre-authorized_code grant only") }
+        let now = clock.now()
+        let offer = Offer(
+            id: Self.randomToken(bytes: 16), personaID: personaID, credentialConfigurationIDs: credentialConfigurationIDs,
+            grant: grant, preAuthorizedCode: grant == .preAuthorizedCode ? Self.randomToken() : nil,
+            txCode: txCode ? String(decoding: Offer.randomTxCode(length: Self.txCodeLength), as: UTF8.self) : nil,
+            issuerState: grant == .authorizationCode ? Self.randomToken() : nil,
+            createdAt: now, expiresAt: now + configuration.offerLifetime)
+        try withOfferStore { () throws(StoreError) in
+            try offerRepository.insert(OfferRecord(
+                id: offer.id, issuer: issuer, persona: offer.personaID, configurationIDs: offer.credentialConfigurationIDs,
+                grantType: offer.grant.rawValue, preAuthorizedCode: offer.preAuthorizedCode, txCode: offer.txCode,
+                issuerState: offer.issuerState, createdAt: offer.createdAt, expiresAt: offer.expiresAt))
+        }
+        return offer
+    }
+
+    /// `createOffer` with the request's defaults filled in (every configuration when none named).
+    public func createOffer(_ request: OfferRequest) throws(IssuanceError) -> Offer {
+        try createOffer(personaID: request.personaID,
+                        credentialConfigurationIDs: request.credentialConfigurationIDs ?? configuration.credentialConfigurations.map(\.id),
+                        grant: request.grant, txCode: request.txCode)
+    }
+
+    /// The offer with this id; nil when unknown or expired.
+    public func offer(id: String) throws(IssuanceError) -> Offer? {
+        try withOfferStore { () throws(StoreError) in try offerRepository.find(issuer: issuer, id: id, now: clock.now()).map(Offer.init(record:)) }
+    }
+
+    /// The authorization-code offer that handed out `issuerState` (for `/authorize`); nil when
+    /// unknown or expired. It stays valid until the offer expires: a wallet may retry a login.
+    public func offer(issuerState: String) throws(IssuanceError) -> Offer? {
+        try withOfferStore { () throws(StoreError) in try offerRepository.find(issuer: issuer, issuerState: issuerState, now: clock.now()).map(Offer.init(record:)) }
+    }
+
+    /// The token endpoint's pre-authorized code grant (OpenID4VCI §6.1, errors §6.3): the code
+    /// must be known, unexpired, unredeemed and alive; a tx_code is required exactly when the
+    /// offer carries one. Each wrong tx_code counts; after `maxTxCodeFailures` the code is dead.
+    /// Of N concurrent redemptions exactly one wins.
+    public func redeemPreAuthorizedCode(_ code: String, txCode: String?) throws(IssuanceError) -> Offer {
+        let outcome = try withOfferStore { () throws(StoreError) in
+            try offerRepository.redeem(issuer: issuer, preAuthorizedCode: code, txCode: txCode, now: clock.now(),
+                              maxFailures: Self.maxTxCodeFailures)
+        }
+        switch outcome {
+        case .redeemed(let record): return Offer(record: record)
+        case .unknown: throw .invalidGrant("unknown pre-authorized code")
+        case .expired: throw .invalidGrant("the pre-authorized code has expired")
+        case .alreadyRedeemed: throw .invalidGrant("the pre-authorized code was already used")
+        case .exhausted: throw .invalidGrant("too many wrong tx_code attempts: the pre-authorized code is no longer valid")
+        case .txCodeMissing: throw .invalidRequest("this pre-authorized code requires a tx_code")
+        case .txCodeUnexpected: throw .invalidRequest("this pre-authorized code takes no tx_code")
+        case .txCodeWrong(let remaining): throw .invalidGrant("wrong tx_code (\(remaining) attempts left)")
+        }
+    }
+
+    /// The Credential Offer object (OpenID4VCI 1.0 §4.1.1).
+    public func credentialOfferJSON(_ offer: Offer) -> JSONValue {
+        var grant: [String: JSONValue] = [:]
+        if let code = offer.preAuthorizedCode {
+            grant["pre-authorized_code"] = .string(code)
+            if let tx = offer.txCode {
+                grant["tx_code"] = [
+                    "length": JSONValue(tx.count), "input_mode": "numeric",
+                    "description": .string("Enter the \(tx.count)-digit transaction code shown with this offer"),
+                ]
+            }
+        }
+        if let state = offer.issuerState { grant["issuer_state"] = .string(state) }
+        return [
+            "credential_issuer": .string(issuer),
+            "credential_configuration_ids": JSONValue(offer.credentialConfigurationIDs),
+            "grants": .object([offer.grant.grantTypeURI: .object(grant)]),
+        ]
+    }
+
+    /// The wallet's deep link (§4.1): by reference (`credential_offer_uri`, what the QR codes
+    /// carry, short enough to scan) or by value (`credential_offer`, the JSON itself).
+    public func offerURL(_ offer: Offer, byValue: Bool = false) -> String {
+        let parameter = byValue
+            ? ("credential_offer", credentialOfferJSON(offer).serialized())
+            : ("credential_offer_uri", urls.credentialOffer(offer.id))
+        return URLEncoding.appendingQuery([parameter], to: "openid-credential-offer://")
+    }
+
+    /// The admin API's 201 body: the offer, its URLs and, when it has one, the tx_code (the
+    /// tester must pass it to the wallet out of band, §4.1.1).
+    public func offerCreatedJSON(_ offer: Offer) -> JSONValue {
+        var body: [String: JSONValue] = [
+            "offer_id": .string(offer.id),
+            "credential_offer": credentialOfferJSON(offer),
+            "credential_offer_uri": .string(urls.credentialOffer(offer.id)),
+            "offer_url": .string(offerURL(offer)),
+            "offer_url_by_value": .string(offerURL(offer, byValue: true)),
+            "qr_png": .string(urls.offerQRPNG(offer.id)),
+            "qr_svg": .string(urls.offerQRSVG(offer.id)),
+            "offer_page": .string(urls.offerPage(offer.id)),
+            "expires_at": .int(offer.expiresAt),
+        ]
+        if let tx = offer.txCode { body["tx_code"] = .string(tx) }
+        return .object(body)
+    }
+
+    fileprivate var offerRepository: OfferRepository { OfferRepository(database: database) }
+
+    /// Runs a store call; a storage failure is ours (500), logged, without the SQL detail.
+    fileprivate func withOfferStore<T>(_ body: () throws(StoreError) -> T) throws(IssuanceError) -> T {
+        do throws(StoreError) {
+            return try body()
+        } catch {
+            logger.error("offer store failure: \(error)")
+            throw .serverError("the offer store failed")
+        }
+    }
+}
