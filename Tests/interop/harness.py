@@ -53,7 +53,7 @@ class TrustbedServer:
     """One `trustbed serve` process with its own state directory."""
 
     def __init__(self, workdir: Path, *, entities: Path | dict | None = None, port: int | None = None, label: str = "server",
-                 extra_args: list[str] | None = None):
+                 extra_args: list[str] | None = None, public_base: str | None = None):
         self.dir = Path(workdir)
         self.extra_args = list(extra_args or [])
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -62,6 +62,9 @@ class TrustbedServer:
         self.database = self.dir / "trustbed.sqlite"
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        # The URL the server is told is its public one (`--base-url`), e.g. https behind a proxy;
+        # requests still go to `base`.
+        self.public_base = public_base or self.base
         self.label = label
         self.proc: subprocess.Popen | None = None
         self.log_path = self.dir / f"{label}.log"
@@ -82,7 +85,11 @@ class TrustbedServer:
             (self.entities / f"{name}.json").write_text(json.dumps(content, indent=2))
 
     def id(self, name: str) -> str:
-        return f"{self.base}/{name}"
+        return f"{self.public_base}/{name}"
+
+    def local(self, url: str) -> str:
+        """A public URL of this server turned into one the test can reach."""
+        return self.base + url[len(self.public_base):] if url.startswith(self.public_base) else url
 
     def url(self, name: str, path: str = "") -> str:
         return f"{self.base}/{name}{path}"
@@ -97,7 +104,7 @@ class TrustbedServer:
         return ["--entities", str(self.entities), "--keys", str(self.keys), "--database", str(self.database)]
 
     def serve_command(self) -> list[str]:
-        return [str(trustbed_binary()), "serve", *self.state_args, "--host", "127.0.0.1", "--port", str(self.port), "--base-url", self.base,
+        return [str(trustbed_binary()), "serve", *self.state_args, "--host", "127.0.0.1", "--port", str(self.port), "--base-url", self.public_base,
                 *self.extra_args]
 
     # -- lifecycle
