@@ -57,6 +57,12 @@ final class IssuerKeysTests: XCTestCase {
         XCTAssertEqual(first.documentSigner.extendedKeyUsage, [AnnexB.documentSignerEKU])
         XCTAssertEqual(first.iaca.isCA, true)
         XCTAssertEqual(first.iaca.crlDistributionPointURIs, ["https://i.example/iaca.crl"])
+        XCTAssertEqual(first.documentSigner.subjectAlternativeNames, [.uri("https://i.example")])
+        // Served under another URL, the issuer gets a document signer naming that URL.
+        let moved = try IssuerKeys.loadOrCreate(directory: directory, issuer: "https://moved.example", country: "NL", authority: "T",
+                                                now: 1_800_000_200)
+        XCTAssertEqual(moved.documentSigner.subjectAlternativeNames, [.uri("https://moved.example")])
+        XCTAssertEqual(moved.iaca, first.iaca)
     }
 
     func testDocumentSignerIsReplacedBeforeItExpires() throws {

@@ -24,7 +24,8 @@ final class EntityCatalogTests: XCTestCase {
         XCTAssertEqual(Set(byName.keys), ["ta", "intermediate", "pid-provider", "wallet-provider", "relying-party"])
         XCTAssertTrue(byName["ta"]!.isTrustAnchor)
         XCTAssertEqual(byName["pid-provider"]!.authorityHints, ["http://127.0.0.1:8080/intermediate"])
-        XCTAssertEqual(byName["pid-provider"]!.metadata["openid_credential_issuer"]?["credential_issuer"], "http://127.0.0.1:8080/pid-provider")
+        // The issuer metadata is generated from services.pid_provider when the server starts.
+        XCTAssertEqual(byName["pid-provider"]!.services["pid_provider"]?["personas"], "personas/pid.json")
         XCTAssertEqual(byName["ta"]!.trustMarkIssuers["https://trustbed.example/trust-marks/pid-provider"], ["http://127.0.0.1:8080/ta"])
     }
 

@@ -126,6 +126,8 @@ def test_jwt_vc_issuer_metadata_and_iaca(fed):
     eku = ds.extensions.get_extension_for_oid(ExtensionOID.EXTENDED_KEY_USAGE)
     assert eku.critical and [o.dotted_string for o in eku.value] == ["1.0.18013.5.1.2"]
     assert len(header["x5c"]) == 1, "x5c carries the document signer without the IACA root (HAIP)"
+    san = ds.extensions.get_extension_for_oid(ExtensionOID.SUBJECT_ALTERNATIVE_NAME).value
+    assert [n.value for n in san] == [issuer], "SD-JWT VC verifiers match iss against the leaf SAN URI"
 
 
 def test_federation_carries_the_generated_metadata(fed):

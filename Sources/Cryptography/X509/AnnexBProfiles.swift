@@ -48,10 +48,12 @@ public enum AnnexB {
     /// when the IACA has one) copied from the IACA, as Annex B requires them to match;
     /// authorityKeyIdentifier; subjectKeyIdentifier; keyUsage critical digitalSignature;
     /// extendedKeyUsage critical 1.0.18013.5.1.2; issuerAlternativeName; CRL distribution point;
-    /// no basicConstraints. The validity must lie within the IACA's.
+    /// no basicConstraints. The validity must lie within the IACA's. `subjectAltNames` (e.g. the
+    /// issuer's URL) lets the same certificate sign SD-JWT VCs, whose `iss` a verifier matches
+    /// against the leaf's subjectAltName URI (SD-JWT VC, X.509 key discovery).
     public static func makeDocumentSigner(
         subjectKey: PublicKey, iaca: Certificate, iacaKey: PrivateKey, organization: String? = nil,
-        commonName: String, issuerAltName: GeneralName, crlURL: String, validity: Validity
+        commonName: String, issuerAltName: GeneralName, subjectAltNames: [GeneralName] = [], crlURL: String, validity: Validity
     ) throws(CertificateError) -> Certificate {
         guard validity.duration > 0, validity.duration <= maximumDocumentSignerValidity else {
             throw CertificateError(.invalidEncoding, "document signer validity must be at most 457 days")
@@ -72,7 +74,7 @@ public enum AnnexB {
                 .extendedKeyUsage([documentSignerEKU], critical: true),
                 .issuerAlternativeName([issuerAltName]),
                 .crlDistributionPoints([crlURL]),
-            ])
+            ] + (subjectAltNames.isEmpty ? [] : [.subjectAlternativeName(subjectAltNames)]))
         return try builder.sign(issuer: iaca, key: iacaKey)
     }
 

@@ -58,11 +58,15 @@ public struct IssuerKeys: Sendable {
         let makeDS = { (key: PrivateKey) throws -> Certificate in
             try AnnexB.makeDocumentSigner(
                 subjectKey: key.publicKey, iaca: iaca, iacaKey: iacaKey, organization: authority,
-                commonName: "\(authority) Document Signer", issuerAltName: .uri(issuer), crlURL: IssuerURLs(issuer: issuer).iacaCRL,
+                commonName: "\(authority) Document Signer", issuerAltName: .uri(issuer), subjectAltNames: [.uri(issuer)],
+                crlURL: IssuerURLs(issuer: issuer).iacaCRL,
                 validity: .init(notBefore: now - 3_600, notAfter: min(now + 365 * 86_400, iaca.notAfter)))
         }
         var ds = try files.certificate("document-signer.pem") { try makeDS(dsKey) }
-        if ds.notAfter - now < 30 * 86_400 || (try? ds.publicKey()) != dsKey.publicKey {
+        // Also replaced when the issuer's URL changed (another --base-url): SD-JWT VC verifiers
+        // match `iss` against the certificate's subjectAltName.
+        if ds.notAfter - now < 30 * 86_400 || (try? ds.publicKey()) != dsKey.publicKey
+            || ds.subjectAlternativeNames != [.uri(issuer)] {
             dsKey = try PrivateKey(generatingFor: .ES256)
             ds = try makeDS(dsKey)
             try files.replace("document-signer.key.pem", dsKey.pemPKCS8())

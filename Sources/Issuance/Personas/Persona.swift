@@ -37,6 +37,7 @@ public struct Persona: Sendable, Equatable {
         for required in ["given_name", "family_name", "birthdate"] where claims[required]?.stringValue == nil {
             throw reader.invalid(required, "every persona needs \(required) (a string)")
         }
+        try checkClaims(claims, path: reader.path)
         return Persona(id: id, personalAdministrativeNumber: number, deferred: deferred, claims: claims)
     }
 

@@ -1,0 +1,101 @@
+import CBOR
+import COSE
+import Cryptography
+import Foundation
+import JOSE
+import JSON
+import MDoc
+import SDJWT
+import Support
+
+extension PIDProvider {
+    /// The claims the credential will carry, as JSON, in the configuration's own naming (SD-JWT VC claim names for
+    /// dc+sd-jwt; for mso_mdoc an object {namespace: {elementIdentifier: value-as-JSON}}), including recovery_code;
+    /// used for the token response's `credential_previews` (item 9). Excludes iss/iat/cnf/status.
+    ///
+    /// For dc+sd-jwt the object also carries `vct` (so a wallet can tell previews apart) but not
+    /// the technical validity (`nbf`, `exp`), which is fixed only when the credential is signed.
+    public func credentialClaims(for persona: Persona, configuration: CredentialConfiguration, issuedAt: Int64,
+                                 expiresAt: Int64) -> JSONValue {
+        let set = claimSet(persona, configuration, issuedAt, expiresAt)
+        switch configuration.format {
+        case .sdJWT:
+            var claims = set.claims
+            claims["vct"] = .string(configuration.type)
+            return .object(claims)
+        case .mdoc:
+            return [configuration.type: .object(set.mdocPreview)]
+        }
+    }
+
+    /// Signs one credential bound to `holderKey` (the proof's public JWK): a compact SD-JWT VC (`<jwt>~<disclosures>~`)
+    /// for dc+sd-jwt, base64url(no padding) of the CBOR IssuerSigned for mso_mdoc.
+    public func issueCredential(persona: Persona, configuration: CredentialConfiguration, holderKey: JWK,
+                                status: StatusReference, issuedAt: Int64, expiresAt: Int64) throws(IssuanceError) -> String {
+        guard expiresAt > issuedAt else { throw .serverError("credential expiry is not after its issuance") }
+        guard status.index >= 0 else { throw .serverError("negative status list index") }
+        let set = claimSet(persona, configuration, issuedAt, expiresAt)
+        switch configuration.format {
+        case .sdJWT:
+            return try sdJWT(set, configuration, holderKey, status, issuedAt, expiresAt)
+        case .mdoc:
+            return try mdoc(set, configuration, holderKey, status, issuedAt, expiresAt)
+        }
+    }
+
+    private func claimSet(_ persona: Persona, _ configuration: CredentialConfiguration, _ issuedAt: Int64,
+                          _ expiresAt: Int64) -> PIDClaimSet {
+        PIDClaimSet(persona: persona, profile: configuration.format == .sdJWT ? configuration.profile : .eudi,
+                    issuingAuthority: self.configuration.issuingAuthority, issuingCountry: self.configuration.issuingCountry,
+                    recoveryCode: recoveryCode(for: persona), issuedAt: issuedAt, expiresAt: expiresAt)
+    }
+
+    /// SD-JWT VC (draft-ietf-oauth-sd-jwt-vc §3.2) under HAIP 1.0 §6.1: `typ: dc+sd-jwt`, ES256,
+    /// `x5c` = [document signer] without the IACA root (verifiers hold the root), `iss` = the
+    /// credential issuer, `cnf.jwk` = the proof key (RFC 7800), `status.status_list` (Token Status
+    /// List §6.1). The number of decoy digests varies per credential (RFC 9901 §4.2.5), so the
+    /// length of `_sd` does not reveal how many claims a persona has.
+    private func sdJWT(_ set: PIDClaimSet, _ configuration: CredentialConfiguration, _ holderKey: JWK,
+                       _ status: StatusReference, _ issuedAt: Int64, _ expiresAt: Int64) throws(IssuanceError) -> String {
+        var claims = set.claims
+        claims["iss"] = .string(issuer)
+        claims["iat"] = .int(issuedAt)
+        claims["nbf"] = .int(issuedAt)
+        claims["exp"] = .int(expiresAt)
+        claims["vct"] = .string(configuration.type)
+        claims["cnf"] = ["jwk": holderKey.jsonValue]
+        claims["status"] = status.claim
+        let signer = SDJWTIssuer(key: keys.documentSignerKey, algorithm: .ES256,
+                                 x5c: [Data(keys.documentSigner.der).base64EncodedString()],
+                                 decoysPerDigestArray: Int.random(in: 1...4))
+        do {
+            return try signer.issue(claims: claims, plan: set.disclosurePlan).serialized
+        } catch {
+            throw .serverError("cannot sign the SD-JWT VC: \(error)")
+        }
+    }
+
+    /// ISO/IEC 18013-5 IssuerSigned (OpenID4VCI 1.0 Appendix A.2.4: base64url of its CBOR): one
+    /// nameSpace named like the docType (Rulebook: `eu.europa.ec.eudi.pid.1` for both), the MSO
+    /// bound to the proof key as a COSE_Key, validity = the credential's technical validity, and
+    /// the status list reference in the MSO (Token Status List §6.3).
+    private func mdoc(_ set: PIDClaimSet, _ configuration: CredentialConfiguration, _ holderKey: JWK,
+                      _ status: StatusReference, _ issuedAt: Int64, _ expiresAt: Int64) throws(IssuanceError) -> String {
+        let deviceKey: COSEKey
+        do {
+            deviceKey = try COSEKey(publicKey: holderKey.publicKey())
+        } catch {
+            throw .invalidProof("the proof key cannot be an mdoc device key: \(error)")
+        }
+        do {
+            let signer = try DocumentSigner(key: keys.documentSignerKey, certificateChain: [keys.documentSigner])
+            let issued = try IssuerSigned.issue(
+                docType: configuration.type, nameSpaces: [configuration.type: set.mdocElements], deviceKey: deviceKey,
+                validity: ValidityInfo(signed: issuedAt, validFrom: issuedAt, validUntil: expiresAt),
+                status: StatusListReference(index: UInt64(status.index), uri: status.uri), signer: signer)
+            return issued.base64URL
+        } catch {
+            throw .serverError("cannot sign the mdoc: \(error)")
+        }
+    }
+}
