@@ -60,8 +60,11 @@ public struct IssuanceError: Error, Equatable, Sendable, CustomStringConvertible
     public var statusCode: Int {
         switch codeValue {
         case .invalidClient, .invalidToken, .unauthorized: 401
+        // At a protected resource (a `WWW-Authenticate` scheme is set), DPoP failures are 401
+        // (RFC 9449 §7.1, §9); at the token endpoint they are 400.
         case .useDPoPNonce where authenticationScheme != nil: 401
-        case .credentialRequestDenied, .accessDenied: 403
+        case .invalidDPoPProof where authenticationScheme != nil: 401
+        case .accessDenied: 403
         case .notFound: 404
         case .serverError: 500
         default: 400

@@ -41,6 +41,8 @@ public final class TrustbedServer: Sendable {
     /// Resolves that wait on other hosts run here, never on an HTTP worker.
     private let remoteWork: WorkPool
     private let issuers: IssuerAssembly
+    /// The host the wallet-provider trust check resolves with; follows every reload.
+    private let currentHost: Locked<FederationHost?>
     private let state: Locked<State>
     private let changeCounter: Locked<String>
     private let running = Locked<(http: HTTPServer?, watcher: FileWatcher?, stopped: Bool)>((nil, nil, false))
@@ -62,10 +64,15 @@ public final class TrustbedServer: Sendable {
         // The issuers write several rows per credential: their own connection (so federation
         // reads never queue behind them) without an fsync per commit; it still survives kill -9.
         let issuanceDatabase = try Database(path: configuration.databasePath, durability: .processCrash)
+        // Client attestations are checked against the federation as it is at that moment.
+        let currentHost = Locked<FederationHost?>(nil)
+        let walletProviders = FederationWalletProviderTrust(host: { currentHost.current! })
         issuers = IssuerAssembly(configuration: configuration, database: issuanceDatabase, clock: clock, logger: logger,
-                                 adminToken: adminToken, walletProviderTrust: nil)
+                                 adminToken: adminToken, walletProviderTrust: walletProviders)
         state = Locked(try Self.assemble(catalog, previous: nil, keys: keys, configuration: configuration, database: database,
                                          clock: clock, fixedFetcher: fetcher, remoteWork: remoteWork, issuers: issuers, logger: logger))
+        self.currentHost = currentHost
+        currentHost.withLock { $0 = state.current.host }
         // Loading and assembling 100,000 entities frees more than it keeps; hand that back.
         EntityDirectory.releaseFreedMemory()
     }
@@ -144,13 +151,19 @@ public final class TrustbedServer: Sendable {
     }
 
     /// Drops remote statements past their `exp` from the database cache, which would otherwise
-    /// grow with every entity ever resolved; a lookup never returns them anyway.
+    /// grow with every entity ever resolved, and the issuers' expired offers, codes, tokens and
+    /// nonces; a lookup never returns them anyway.
     public func purgeExpiredStatements() {
         do {
             let removed = try StatementCacheRepository(database: database).purge(now: clock.now())
             if removed > 0 { logger.debug("purged \(removed) expired cached statements") }
+            // The issuers share one database: one of them purges for all.
+            if let provider = state.current.providers.values.first?.provider {
+                let gone = try provider.purgeExpired()
+                if gone > 0 { logger.debug("purged \(gone) expired issuance rows") }
+            }
         } catch {
-            logger.warning("purging the statement cache failed: \(error)")
+            logger.warning("purging expired state failed: \(error)")
         }
     }
 
@@ -175,6 +188,7 @@ public final class TrustbedServer: Sendable {
                                          clock: clock, fixedFetcher: fixedFetcher, remoteWork: remoteWork, issuers: issuers,
                                          logger: logger)
             state.withLock { $0 = next }
+            currentHost.withLock { $0 = next.host }
             EntityDirectory.releaseFreedMemory()
             // Answers the HTTP server reuses came from the old host.
             running.read { $0.http }?.clearMemo()

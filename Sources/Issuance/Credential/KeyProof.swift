@@ -1,0 +1,130 @@
+import Cryptography
+import Foundation
+import JOSE
+import JSON
+import Support
+
+/// A `jwt` key proof (OpenID4VCI 1.0 Appendix F.1) that passed every check: the public key a
+/// credential is to be bound to, and the `c_nonce` it carried.
+public struct KeyProof: Sendable, Equatable {
+    public let key: JWK
+    /// RFC 7638 thumbprint of `key`: one credential per key, and what the record keeps.
+    public let thumbprint: String
+    public let nonce: String
+}
+
+extension PIDProvider {
+    static let keyProofType = "openid4vci-proof+jwt"
+    /// `proof_signing_alg_values_supported` of every configuration (see `configurationMetadata`).
+    static let keyProofAlgorithms: Set<SignatureAlgorithm> = [.ES256]
+
+    /// Checks the `proofs.jwt` array of one credential request and then consumes its `c_nonce`
+    /// (§8.2, Appendix F.1, §13.4). Every proof is checked before any nonce is touched, so a
+    /// request refused for a bad proof burns nothing. Errors: `invalid_credential_request` for
+    /// more proofs than `batch_size` (§12.2.4), `invalid_proof` for a bad or duplicate proof
+    /// key or a missing nonce, `invalid_nonce` for an unknown, expired or used nonce.
+    public func verifyKeyProofs(_ jwts: [String], grant: AccessGrant) throws(IssuanceError) -> [KeyProof] {
+        guard !jwts.isEmpty else { throw IssuanceError.invalidProof("proofs.jwt must be a non-empty array") }
+        guard jwts.count <= configuration.batchSize else {
+            throw IssuanceError.invalidCredentialRequest(
+                "at most \(configuration.batchSize) proofs per request (batch_credential_issuance.batch_size)")
+        }
+        let now = clock.now()
+        var proofs: [KeyProof] = []
+        var seen = Set<String>()
+        for (i, jwt) in jwts.enumerated() {
+            let proof = try verifyKeyProof(jwt, clientID: grant.clientID, now: now, position: i)
+            // §8.3: each key is bound to at most one credential.
+            guard seen.insert(proof.thumbprint).inserted else {
+                throw IssuanceError.invalidProof("proofs.jwt[\(i)] uses the same key as an earlier proof")
+            }
+            proofs.append(proof)
+        }
+        // A request's proofs normally share one c_nonce; each distinct nonce is consumed once.
+        var nonces: [String] = []
+        for proof in proofs where !nonces.contains(proof.nonce) { nonces.append(proof.nonce) }
+        for nonce in nonces {
+            guard try consumeCNonce(nonce) else {
+                throw IssuanceError(.invalidNonce, "the c_nonce is unknown, expired or already used; get a new one at the nonce endpoint")
+            }
+        }
+        return proofs
+    }
+
+    /// One proof, without touching its nonce. Header: `typ` `openid4vci-proof+jwt`,
+    /// `alg` from `keyProofAlgorithms` (never `none` or a MAC), exactly one of `jwk` / `kid` /
+    /// `x5c`; a `kid` (a DID URL) cannot be resolved here and is refused, a `jwk` holding
+    /// private members is refused. Claims: `aud` = the Credential Issuer Identifier, `iat`
+    /// within `configuration.proofWindow` of now, a string `nonce`, and `iss` = the client id,
+    /// absent for an anonymous pre-authorized grant.
+    func verifyKeyProof(_ jwt: String, clientID: String?, now: Int64, position: Int = 0) throws(IssuanceError) -> KeyProof {
+        func refuse(_ why: String) -> IssuanceError { .invalidProof("proofs.jwt[\(position)]: \(why)") }
+        let jws: JWS
+        let claims: [String: JSONValue]
+        do throws(JOSEError) {
+            (jws, claims) = try JWS.parseClaims(jwt)
+        } catch {
+            throw refuse("\(error)")
+        }
+        // `typ` is compared as a media type by the verification below (RFC 7515 §4.1.9:
+        // "application/" may be omitted, case-insensitive); a missing `typ` fails it too.
+        let keyHeaders = ["jwk", "kid", "x5c"].filter { jws.header[$0] != nil }
+        guard keyHeaders.count == 1 else { throw refuse("exactly one of jwk, kid and x5c must name the key") }
+        guard keyHeaders[0] != "kid" else {
+            throw refuse("kid key references (DID URLs) cannot be resolved by this issuer; send the key as jwk or x5c")
+        }
+        let key: JWK
+        do throws(JOSEError) {
+            switch keyHeaders[0] {
+            case "jwk":
+                key = Self.publicMembers(try jws.verifyWithEmbeddedKey(allowList: Self.keyProofAlgorithms, expectedType: Self.keyProofType))
+            default:
+                let certified = Self.publicMembers(try Self.x5cLeafKey(jws.header["x5c"]))
+                try jws.verify(keys: JWKSet(keys: [certified]), allowList: Self.keyProofAlgorithms, expectedType: Self.keyProofType,
+                               requireKeyID: false)
+                key = certified
+            }
+        } catch {
+            throw refuse("\(error)")
+        }
+        guard let aud = claims["aud"]?.stringValue else { throw refuse("aud must be a string, the Credential Issuer Identifier") }
+        guard aud == issuer else { throw refuse("aud must be \(issuer)") }
+        guard let iat = claims["iat"]?.intValue else { throw refuse("iat must be a number") }
+        guard abs(now - iat) <= configuration.proofWindow else { throw refuse("iat is outside the accepted window") }
+        guard let nonce = claims["nonce"]?.stringValue, !nonce.isEmpty else {
+            throw refuse("nonce must carry a c_nonce from the nonce endpoint")
+        }
+        switch (clientID, claims["iss"]) {
+        case (nil, nil):
+            break
+        case (nil, .some):
+            throw refuse("iss must be omitted: the access token came from an anonymous pre-authorized code")
+        case (let clientID?, let iss):
+            guard iss?.stringValue == clientID else { throw refuse("iss must be the client_id \(clientID)") }
+        }
+        return KeyProof(key: key, thumbprint: key.thumbprint(), nonce: nonce)
+    }
+
+    /// The key of the first certificate of an `x5c` header (RFC 7515 §4.1.6: base64, not
+    /// base64url, DER). The chain is not validated: like a bare `jwk`, the proof shows only
+    /// that the wallet holds the key.
+    static func x5cLeafKey(_ header: JSONValue?) throws(JOSEError) -> JWK {
+        guard let chain = header?.stringArray, let first = chain.first else {
+            throw .malformed("x5c must be a non-empty array of strings")
+        }
+        guard let data = Data(base64Encoded: first) else { throw .malformed("x5c[0] is not base64") }
+        do {
+            return JWK(publicKey: try Certificate(der: Array(data)).publicKey(), use: nil)
+        } catch {
+            throw .malformed("x5c[0] is not a usable certificate: \(error)")
+        }
+    }
+
+    /// The key members only (kty, crv, x, y; n, e): what `cnf.jwk` and the mdoc device key
+    /// need, without whatever else a wallet put in its header.
+    static func publicMembers(_ jwk: JWK) -> JWK {
+        var members: [String: JSONValue] = [:]
+        for name in ["kty", "crv", "x", "y", "n", "e"] { members[name] = jwk.json[name] }
+        return (try? JWK(json: members)) ?? jwk
+    }
+}

@@ -1,0 +1,114 @@
+import JOSE
+import JSON
+import Store
+
+extension PIDProvider {
+    /// The Credential Endpoint (OpenID4VCI 1.0 §8) for a request whose access token already
+    /// passed `accessGrant(for:)`. In order: body (JSON or JWE), request shape, encryption
+    /// rules, what is asked for against what the token grants, the key proofs (consuming the
+    /// `c_nonce`), then issuance: 200 with one credential per proof key, or, for a deferred
+    /// persona, 202 with a `transaction_id` (§8.3). Every refusal happens before anything is
+    /// issued or recorded.
+    public func credentialResponse(grant: AccessGrant, mediaType: String?, body: [UInt8]) throws(IssuanceError)
+        -> CredentialEndpointResponse {
+        let decoded = try decodeCredentialRequestBody(mediaType: mediaType, body: body)
+        let request = try CredentialRequest.parse(decoded.json)
+        try checkEncryption(request.responseEncryption, requestEncrypted: decoded.encrypted)
+        let credentialConfiguration = try requestedConfiguration(request.target, grant: grant)
+        guard let persona = configuration.persona(id: grant.personaID) else {
+            throw IssuanceError(.credentialRequestDenied, "the persona of this grant is no longer configured")
+        }
+        let proofs = try verifyKeyProofs(request.proofJWTs, grant: grant)
+        if persona.deferred {
+            let id = try openTransaction(grant: grant, configuration: credentialConfiguration, keys: proofs.map(\.key))
+            return try credentialEndpointResponse(
+                ["transaction_id": .string(id), "interval": .int(configuration.deferredInterval)], status: 202,
+                encryption: request.responseEncryption)
+        }
+        let issued = try issueCredentials(persona: persona, configuration: credentialConfiguration, keys: proofs.map(\.key))
+        return try credentialEndpointResponse(issued, status: 200, encryption: request.responseEncryption)
+    }
+
+    /// §8.2: `credential_identifier` exactly when the token response carried
+    /// `credential_identifiers`, `credential_configuration_id` otherwise; the configuration
+    /// must be one the token grants.
+    func requestedConfiguration(_ target: CredentialRequest.Target, grant: AccessGrant) throws(IssuanceError)
+        -> CredentialConfiguration {
+        let configurationID: String
+        switch target {
+        case .identifier(let identifier):
+            guard !grant.credentialIdentifiers.isEmpty else {
+                throw .invalidCredentialRequest("this access token has no credential_identifiers; use credential_configuration_id")
+            }
+            guard let id = grant.credentialIdentifiers[identifier] else {
+                throw IssuanceError(.unknownCredentialIdentifier, "unknown credential_identifier")
+            }
+            configurationID = id
+        case .configuration(let id):
+            guard grant.credentialIdentifiers.isEmpty else {
+                throw .invalidCredentialRequest("the token response named credential_identifiers; use credential_identifier")
+            }
+            guard configuration.configuration(id: id) != nil else {
+                throw IssuanceError(.unknownCredentialConfiguration, "unknown credential_configuration_id")
+            }
+            guard grant.credentialConfigurationIDs.contains(id) else {
+                throw IssuanceError(.credentialRequestDenied, "the access token does not grant \(id)")
+            }
+            configurationID = id
+        }
+        guard let found = configuration.configuration(id: configurationID) else {
+            throw IssuanceError(.unknownCredentialConfiguration, "the credential configuration is no longer offered")
+        }
+        return found
+    }
+
+    /// Issues one credential per key and answers `{"credentials": [...], "notification_id"}`.
+    /// The status list entries and the records are written in one transaction, committed
+    /// before the credentials are signed (signing outside the database lock keeps issuance
+    /// parallel) and so before the answer: a `kill -9` after the answer loses nothing. If
+    /// signing fails the records are removed and `undo` runs. `claim` runs first inside the
+    /// transaction (a deferred delivery marks its transaction there).
+    func issueCredentials(persona: Persona, configuration credentialConfiguration: CredentialConfiguration, keys holderKeys: [JWK],
+                          claim: ((Database) throws -> Void)? = nil, undo: (() -> Void)? = nil) throws(IssuanceError) -> JSONValue {
+        let now = clock.now()
+        let expiresAt = now + configuration.credentialLifetime
+        let notificationID = Self.randomToken(bytes: 16)
+        let records: [IssuedCredentialRecord]
+        do {
+            records = try database.transaction { db in
+                try claim?(db)
+                let entries = try allocateStatusEntries(holderKeys.count, in: db, now: now)
+                let repository = IssuedCredentialRepository(database: db)
+                var written: [IssuedCredentialRecord] = []
+                for (key, entry) in zip(holderKeys, entries) {
+                    let record = IssuedCredentialRecord(
+                        id: Self.randomToken(bytes: 16), issuer: issuer, persona: persona.id,
+                        configurationID: credentialConfiguration.id, statusURI: entry.uri, statusIndex: entry.index,
+                        keyThumbprint: key.thumbprint(), notificationID: notificationID, issuedAt: now, expiresAt: expiresAt)
+                    try repository.insert(record)
+                    written.append(record)
+                }
+                return written
+            }
+        } catch let error as IssuanceError {
+            throw error
+        } catch {
+            logger.error("cannot record issued credentials: \(error)")
+            throw .serverError("the credential store failed")
+        }
+        var credentials: [JSONValue] = []
+        do throws(IssuanceError) {
+            for (key, record) in zip(holderKeys, records) {
+                let credential = try issueCredential(
+                    persona: persona, configuration: credentialConfiguration, holderKey: key,
+                    status: StatusReference(uri: record.statusURI, index: record.statusIndex), issuedAt: now, expiresAt: expiresAt)
+                credentials.append(["credential": .string(credential)])
+            }
+        } catch {
+            try? IssuedCredentialRepository(database: database).delete(ids: records.map(\.id))
+            undo?()
+            throw error
+        }
+        return ["credentials": .array(credentials), "notification_id": .string(notificationID)]
+    }
+}

@@ -1,0 +1,105 @@
+import Cryptography
+import JOSE
+import JSON
+import Store
+import Support
+
+extension PIDProvider {
+    /// Mints an access token for `grant` (its `tokenHash` and `expiresAt` are filled in here):
+    /// 32 random bytes, stored only as their SHA-256, valid `configuration.tokenLifetime`.
+    /// Returns the token and the stored grant.
+    func issueAccessToken(clientID: String?, personaID: String, credentialConfigurationIDs: [String],
+                          credentialIdentifiers: [String: String], dpopThumbprint: String?) throws(IssuanceError)
+        -> (token: String, grant: AccessGrant) {
+        let token = Self.randomToken()
+        let now = clock.now()
+        let grant = AccessGrant(
+            tokenHash: Self.tokenHash(token), clientID: clientID, personaID: personaID,
+            credentialConfigurationIDs: credentialConfigurationIDs, credentialIdentifiers: credentialIdentifiers,
+            dpopThumbprint: dpopThumbprint, expiresAt: now + configuration.tokenLifetime)
+        let grantJSON: JSONValue = [
+            "credential_configuration_ids": JSONValue(credentialConfigurationIDs),
+            "credential_identifiers": .object(credentialIdentifiers.mapValues(JSONValue.string)),
+        ]
+        try withOAuthStore { () throws(StoreError) in
+            try TokenRepository(database: database).insert(TokenRecord(
+                tokenHash: grant.tokenHash, issuer: issuer, clientID: clientID, persona: personaID,
+                grant: grantJSON.serialized(), dpopJKT: dpopThumbprint, issuedAt: now, expiresAt: grant.expiresAt))
+        }
+        return (token, grant)
+    }
+
+    /// The protected-resource check of the credential, deferred credential and notification
+    /// endpoints (RFC 6750 §2.1, RFC 9449 §7): `Authorization: DPoP <token>` with a DPoP proof
+    /// for this request (`htm`, `htu` = `request.url`, `ath`, fresh `jti`, key thumbprint =
+    /// the token's `cnf.jkt`), or `Authorization: Bearer <token>` for a token that is not
+    /// DPoP-bound when DPoP is not required.
+    ///
+    /// Errors: `invalid_token` (401, `authenticationScheme` set) for a missing, unknown, expired
+    /// or wrongly presented token; `invalid_dpop_proof` (with scheme DPoP) for a bad proof;
+    /// `use_dpop_nonce` (401, with a fresh `dpopNonce`) for a stale nonce. A nonce is optional
+    /// here: requiring one would cost every credential request a round trip.
+    public func accessGrant(for request: ResourceRequest) throws(IssuanceError) -> AccessGrant {
+        let challenge = configuration.requireDPoP ? "DPoP" : "Bearer"
+        guard let authorization = request.authorization, !authorization.isEmpty else {
+            throw IssuanceError(.invalidToken, "an access token is required", authenticationScheme: challenge)
+        }
+        guard let space = authorization.firstIndex(of: " ") else {
+            throw IssuanceError(.invalidToken, "malformed Authorization header", authenticationScheme: challenge)
+        }
+        let scheme = authorization[..<space].lowercased()
+        let token = authorization[authorization.index(after: space)...].trimmingLeadingSpaces()
+        guard !token.isEmpty, !token.contains(" ") else {
+            throw IssuanceError(.invalidToken, "malformed Authorization header", authenticationScheme: challenge)
+        }
+        guard scheme == "dpop" || scheme == "bearer" else {
+            throw IssuanceError(.invalidToken, "unsupported authorization scheme", authenticationScheme: challenge)
+        }
+        let presentedScheme = scheme == "dpop" ? "DPoP" : "Bearer"
+        guard let grant = try storedGrant(tokenHash: Self.tokenHash(token)) else {
+            throw IssuanceError(.invalidToken, "unknown or expired access token",
+                                authenticationScheme: configuration.requireDPoP ? "DPoP" : presentedScheme)
+        }
+        if scheme == "bearer" {
+            // §7.2: a DPoP-bound token sent as a bearer token is refused, as is any bearer
+            // token where the issuer requires DPoP.
+            if grant.dpopThumbprint != nil || configuration.requireDPoP {
+                throw IssuanceError(.invalidToken, "this access token must be used with DPoP", authenticationScheme: "DPoP")
+            }
+            return grant
+        }
+        guard let jkt = grant.dpopThumbprint else {
+            throw IssuanceError(.invalidToken, "this access token is not DPoP-bound; use the Bearer scheme",
+                                authenticationScheme: "DPoP")
+        }
+        let proof = try verifyDPoPProof(request.dpop, method: request.method, url: request.url, accessToken: String(token),
+                                        nonce: .optional, resource: true)
+        guard proof.thumbprint == jkt else {
+            throw IssuanceError(.invalidToken, "the DPoP proof's key is not the key the token is bound to",
+                                authenticationScheme: "DPoP")
+        }
+        return grant
+    }
+
+    /// base64url(SHA-256(token)): how tokens are stored and looked up.
+    static func tokenHash(_ token: some StringProtocol) -> String {
+        Base64URL.encode(Digest.sha256(Array(token.utf8)))
+    }
+
+    private func storedGrant(tokenHash: String) throws(IssuanceError) -> AccessGrant? {
+        guard let record = try withOAuthStore({ () throws(StoreError) in
+            try TokenRepository(database: database).find(issuer: issuer, tokenHash: tokenHash, now: clock.now())
+        }) else { return nil }
+        let json = (try? JSONValue.parse(record.grant)) ?? [:]
+        var identifiers: [String: String] = [:]
+        for (id, value) in json["credential_identifiers"]?.objectValue ?? [:] { identifiers[id] = value.stringValue }
+        return AccessGrant(
+            tokenHash: record.tokenHash, clientID: record.clientID, personaID: record.persona,
+            credentialConfigurationIDs: json["credential_configuration_ids"]?.stringArray ?? [],
+            credentialIdentifiers: identifiers, dpopThumbprint: record.dpopJKT, expiresAt: record.expiresAt)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingLeadingSpaces() -> Substring { drop { $0 == " " } }
+}

@@ -1,0 +1,180 @@
+import Cryptography
+import JSON
+import Support
+
+/// A pushed authorization request (RFC 9126 §2.1) after validation: what the login completes
+/// and the authorization code carries to the token endpoint. Stored as JSON in
+/// `issuance_authorization_requests.parameters` and `issuance_codes.grant`.
+public struct AuthorizationRequest: Sendable, Equatable {
+    public var clientID: String
+    public var attested: Bool
+    public var redirectURI: String
+    /// RFC 7636 S256 challenge (base64url of a SHA-256, 43 characters).
+    public var codeChallenge: String
+    public var state: String?
+    /// The credential configurations asked for, by `scope` or `authorization_details`.
+    public var credentialConfigurationIDs: [String]
+    /// True when they were asked for by `authorization_details`: the token response then
+    /// carries `authorization_details` with `credential_identifiers` (OpenID4VCI §6.2).
+    public var usesAuthorizationDetails: Bool
+    public var loginHint: String?
+    /// The persona of the authorization-code offer whose `issuer_state` came with the request.
+    public var offerPersonaID: String?
+    /// RFC 9449 §10: the DPoP key the code is bound to (`dpop_jkt`, or the PAR's DPoP proof).
+    public var dpopJKT: String?
+    /// Set once the person logged in (in the code's copy).
+    public var personaID: String?
+
+    var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "client_id": .string(clientID), "attested": .bool(attested), "redirect_uri": .string(redirectURI),
+            "code_challenge": .string(codeChallenge), "configuration_ids": JSONValue(credentialConfigurationIDs),
+            "authorization_details": .bool(usesAuthorizationDetails),
+        ]
+        if let state { object["state"] = .string(state) }
+        if let loginHint { object["login_hint"] = .string(loginHint) }
+        if let offerPersonaID { object["offer_persona"] = .string(offerPersonaID) }
+        if let dpopJKT { object["dpop_jkt"] = .string(dpopJKT) }
+        if let personaID { object["persona"] = .string(personaID) }
+        return .object(object)
+    }
+
+    /// Reads our own stored JSON; a row we cannot read is a server error, not the client's.
+    init(json text: String) throws(IssuanceError) {
+        guard let value = try? JSONValue.parse(text), let clientID = value["client_id"]?.stringValue,
+              let redirectURI = value["redirect_uri"]?.stringValue, let challenge = value["code_challenge"]?.stringValue,
+              let ids = value["configuration_ids"]?.stringArray else {
+            throw .serverError("a stored authorization request is unreadable")
+        }
+        self.clientID = clientID
+        self.attested = value["attested"]?.boolValue ?? false
+        self.redirectURI = redirectURI
+        self.codeChallenge = challenge
+        self.state = value["state"]?.stringValue
+        self.credentialConfigurationIDs = ids
+        self.usesAuthorizationDetails = value["authorization_details"]?.boolValue ?? false
+        self.loginHint = value["login_hint"]?.stringValue
+        self.offerPersonaID = value["offer_persona"]?.stringValue
+        self.dpopJKT = value["dpop_jkt"]?.stringValue
+        self.personaID = value["persona"]?.stringValue
+    }
+
+    init(clientID: String, attested: Bool, redirectURI: String, codeChallenge: String, state: String?,
+         credentialConfigurationIDs: [String], usesAuthorizationDetails: Bool, loginHint: String?, offerPersonaID: String?,
+         dpopJKT: String?) {
+        self.clientID = clientID
+        self.attested = attested
+        self.redirectURI = redirectURI
+        self.codeChallenge = codeChallenge
+        self.state = state
+        self.credentialConfigurationIDs = credentialConfigurationIDs
+        self.usesAuthorizationDetails = usesAuthorizationDetails
+        self.loginHint = loginHint
+        self.offerPersonaID = offerPersonaID
+        self.dpopJKT = dpopJKT
+    }
+}
+
+/// PKCE (RFC 7636) with S256 only: `plain` gives no protection once the challenge leaks, and
+/// HAIP requires S256.
+public enum PKCE {
+    /// §4.2: BASE64URL(SHA256(ASCII(code_verifier))).
+    public static func challenge(verifier: String) -> String {
+        Base64URL.encode(Digest.sha256(Array(verifier.utf8)))
+    }
+
+    /// §4.1: 43 to 128 characters of [A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~".
+    public static func isValidVerifier(_ verifier: String) -> Bool {
+        (43...128).contains(verifier.utf8.count) && verifier.utf8.allSatisfy(isUnreserved)
+    }
+
+    /// An S256 challenge is the base64url of 32 bytes: exactly 43 characters, no padding.
+    public static func isValidS256Challenge(_ challenge: String) -> Bool {
+        challenge.utf8.count == 43 && Base64URL.decode(challenge)?.count == 32
+    }
+
+    /// True when `verifier` is well formed and hashes to `challenge` (compared in constant time).
+    public static func verify(verifier: String, challenge: String) -> Bool {
+        guard isValidVerifier(verifier) else { return false }
+        let computed = Array(Self.challenge(verifier: verifier).utf8), expected = Array(challenge.utf8)
+        guard computed.count == expected.count else { return false }
+        var difference: UInt8 = 0
+        for (a, b) in zip(computed, expected) { difference |= a ^ b }
+        return difference == 0
+    }
+
+    private static func isUnreserved(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension PIDProvider {
+    /// The configurations `scope` (space-separated, RFC 6749 §3.3) names. Scopes this issuer
+    /// does not know (e.g. `openid`) are ignored, as §3.3 allows.
+    func configurationIDs(scope: String) -> [String] {
+        var ids: [String] = []
+        for item in scope.split(separator: " ") {
+            for c in configuration.credentialConfigurations where c.scope == item && !ids.contains(c.id) { ids.append(c.id) }
+        }
+        return ids
+    }
+
+    /// `authorization_details` (RFC 9396, OpenID4VCI §5.1.1): a JSON array of objects with
+    /// `type` `openid_credential` and a known `credential_configuration_id`; `claims` is
+    /// allowed (the whole PID is issued regardless), other members are refused so a typo is
+    /// not silently ignored. Returns the configuration ids, in order, without repeats.
+    func configurationIDs(authorizationDetails text: String) throws(IssuanceError) -> [String] {
+        func refuse(_ why: String) -> IssuanceError { IssuanceError(.invalidAuthorizationDetails, why) }
+        guard let value = try? JSONValue.parse(text), let items = value.arrayValue, !items.isEmpty else {
+            throw refuse("authorization_details must be a non-empty JSON array")
+        }
+        var ids: [String] = []
+        for (index, item) in items.enumerated() {
+            guard let object = item.objectValue else { throw refuse("authorization_details[\(index)] must be an object") }
+            guard object["type"]?.stringValue == "openid_credential" else {
+                throw refuse("authorization_details[\(index)].type must be openid_credential")
+            }
+            guard let id = object["credential_configuration_id"]?.stringValue else {
+                throw refuse("authorization_details[\(index)].credential_configuration_id is required")
+            }
+            guard configuration.configuration(id: id) != nil else {
+                throw refuse("unknown credential_configuration_id \(id)")
+            }
+            for name in object.keys where !["type", "credential_configuration_id", "claims", "locations"].contains(name) {
+                throw refuse("authorization_details[\(index)].\(name) is not supported")
+            }
+            if let locations = object["locations"] {
+                guard locations.stringArray?.contains(issuer) == true else {
+                    throw refuse("authorization_details[\(index)].locations must name \(issuer)")
+                }
+            }
+            if !ids.contains(id) { ids.append(id) }
+        }
+        return ids
+    }
+
+    /// Which redirect URIs a client may use, with no client registration: an attested client
+    /// any absolute URI (its custom scheme included, as native wallets register; the wallet
+    /// provider vouches for the app), a public client only https or an http loopback URI
+    /// (RFC 8252 §7.3). Never a fragment (RFC 6749 §3.1.2), never a scheme a browser would run.
+    static func isAcceptableRedirectURI(_ uri: String, attested: Bool) -> Bool {
+        guard !uri.contains("#"), uri.utf8.count <= 2048, let colon = uri.firstIndex(of: ":") else { return false }
+        let scheme = uri[..<colon].lowercased()
+        guard let first = scheme.first, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }) else {
+            return false
+        }
+        guard !["javascript", "data", "vbscript", "file", "blob", "about"].contains(scheme) else { return false }
+        guard uri.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else { return false }
+        let lower = uri.lowercased()
+        if scheme == "https" { return lower.hasPrefix("https://") && lower.count > 8 && !lower.hasPrefix("https:///") }
+        if scheme == "http" { return lower.hasPrefix("http://") && isLoopback(urlHost: uri) }
+        return attested && uri.count > colon.utf16Offset(in: uri) + 1
+    }
+}

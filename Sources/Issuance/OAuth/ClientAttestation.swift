@@ -1,0 +1,141 @@
+import Cryptography
+import JOSE
+import JSON
+import Store
+import Support
+
+/// Who the client is at PAR and the token endpoint (OAuth 2.0 Attestation-Based Client
+/// Authentication, draft-ietf-oauth-attestation-based-client-auth): an attested client (the
+/// attestation's `sub`, vouched for by a trusted wallet provider) or a public client that only
+/// named itself (when attestation is not required).
+public struct ClientIdentity: Sendable, Equatable {
+    /// nil: an anonymous client (pre-authorized code without `client_id`).
+    public let clientID: String?
+    public let attested: Bool
+
+    public init(clientID: String?, attested: Bool) {
+        self.clientID = clientID
+        self.attested = attested
+    }
+}
+
+extension PIDProvider {
+    /// Authenticates the client from the `OAuth-Client-Attestation` and
+    /// `OAuth-Client-Attestation-PoP` headers (both or neither). `clientID` is the request's
+    /// `client_id` parameter; with an attestation it must equal the attestation's `sub` when
+    /// given. Without the headers the client is public (`client_id` as sent, possibly none),
+    /// unless `configuration.requireClientAttestation`. Every refusal is `invalid_client` (401).
+    ///
+    /// The attestation (§5.1): `typ` `oauth-client-attestation+jwt`, ES256, `iss`, `sub`, `exp`
+    /// in the future, `cnf.jwk`; signed by a key of a trusted wallet provider: its `x5c` chains
+    /// to one of `attestationRoots`, or its `iss` is an entity with `wallet_provider` metadata
+    /// whose trust chain reaches one of `trustAnchors` (keys from the resolved `jwks`).
+    /// The PoP (§5.2): `typ` `oauth-client-attestation-pop+jwt`, ES256, signed by `cnf.jwk`,
+    /// `aud` = this issuer, `jti` never seen before, `iat` within `proofWindow`, `iss` (when
+    /// present) = the client. This server issues no challenges, so a `challenge` is not checked.
+    public func authenticateClient(attestation: String?, pop: String?, clientID: String?) throws(IssuanceError) -> ClientIdentity {
+        func refuse(_ why: String) -> IssuanceError { IssuanceError(.invalidClient, why) }
+        guard attestation != nil || pop != nil else {
+            if configuration.requireClientAttestation { throw refuse("client attestation is required") }
+            return ClientIdentity(clientID: clientID, attested: false)
+        }
+        guard let attestation, let pop else {
+            throw refuse("OAuth-Client-Attestation and OAuth-Client-Attestation-PoP go together")
+        }
+        let now = clock.now()
+        // 1. The attestation, signed by a wallet provider we trust.
+        let (jws, claims) = try parseJWT(attestation, what: "client attestation", refuse)
+        guard jws.type == "oauth-client-attestation+jwt" else { throw refuse("attestation typ must be oauth-client-attestation+jwt") }
+        guard let attester = claims["iss"]?.stringValue, !attester.isEmpty else { throw refuse("attestation iss is missing") }
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw refuse("attestation sub is missing") }
+        guard let exp = claims["exp"]?.intValue else { throw refuse("attestation exp is missing") }
+        guard exp > now else { throw refuse("the client attestation has expired") }
+        if let nbf = claims["nbf"] { guard let t = nbf.intValue, t <= now + 60 else { throw refuse("attestation not yet valid") } }
+        if let iat = claims["iat"] { guard let t = iat.intValue, t <= now + 60 else { throw refuse("attestation iat is in the future") } }
+        guard let cnf = claims["cnf"]?["jwk"]?.objectValue else { throw refuse("attestation cnf.jwk is missing") }
+        let instanceKey: JWK
+        do throws(JOSEError) { instanceKey = try JWK(json: cnf) } catch { throw refuse("attestation cnf.jwk: \(error)") }
+        let attesterKeys = try trustedAttesterKeys(jws, attester: attester, now: now, refuse)
+        do throws(JOSEError) {
+            try jws.verify(keys: attesterKeys, allowList: [.ES256], expectedType: "oauth-client-attestation+jwt", requireKeyID: false)
+        } catch {
+            throw refuse("client attestation signature: \(error)")
+        }
+        if let clientID, clientID != subject { throw refuse("client_id does not match the attestation's sub") }
+
+        // 2. The PoP, signed by the instance key the attestation names.
+        let (popJWS, popClaims) = try parseJWT(pop, what: "attestation PoP", refuse)
+        guard popJWS.type == "oauth-client-attestation-pop+jwt" else {
+            throw refuse("PoP typ must be oauth-client-attestation-pop+jwt")
+        }
+        let popKey = popJWS.keyID.map { instanceKey.adding(["kid": .string($0)]) } ?? instanceKey
+        do throws(JOSEError) {
+            try popJWS.verify(keys: JWKSet(keys: [popKey]), allowList: [.ES256], expectedType: "oauth-client-attestation-pop+jwt",
+                              requireKeyID: false)
+        } catch {
+            throw refuse("attestation PoP signature: \(error)")
+        }
+        let audiences = popClaims["aud"].map { $0.stringValue.map { [$0] } ?? $0.stringArray ?? [] } ?? []
+        guard audiences.contains(issuer) else { throw refuse("PoP aud must be \(issuer)") }
+        guard let jti = popClaims["jti"]?.stringValue, !jti.isEmpty, jti.utf8.count <= 256 else { throw refuse("PoP jti is missing") }
+        guard let iat = popClaims["iat"]?.intValue, abs(now - iat) <= configuration.proofWindow else {
+            throw refuse("PoP iat is missing or outside the accepted window")
+        }
+        if let exp = popClaims["exp"] { guard let t = exp.intValue, t > now else { throw refuse("the PoP has expired") } }
+        if let iss = popClaims["iss"] { guard iss.stringValue == subject else { throw refuse("PoP iss must be the client_id") } }
+        let fresh = try withOAuthStore { () throws(StoreError) in
+            try NonceRepository(database: database).recordJTI(
+                issuer: issuer, purpose: "client-attestation-pop", jti: subject + " " + jti,
+                expiresAt: max(now, iat) + configuration.proofWindow + 1)
+        }
+        guard fresh else { throw refuse("attestation PoP replayed (jti already used)") }
+        return ClientIdentity(clientID: subject, attested: true)
+    }
+
+    /// The keys the attestation may be signed with: its `x5c` leaf when the chain reaches one of
+    /// `attestationRoots`, else the `jwks` of the wallet provider's federation metadata.
+    private func trustedAttesterKeys(_ jws: JWS, attester: String, now: Int64,
+                                     _ refuse: (String) -> IssuanceError) throws(IssuanceError) -> JWKSet {
+        if let x5c = jws.header["x5c"], !attestationRoots.isEmpty {
+            guard let entries = x5c.stringArray else { throw refuse("x5c must be an array of strings") }
+            let chain: [Certificate]
+            do throws(CertificateError) {
+                chain = try Certificate.chain(x5c: entries)
+                try Certificate.verifyChain(leaf: chain[0], intermediates: Array(chain.dropFirst()), roots: attestationRoots, at: now)
+            } catch {
+                throw refuse("the attestation's x5c does not chain to a trusted root: \(error.reason)")
+            }
+            let key: PublicKey
+            do throws(CryptoError) { key = try chain[0].publicKey() } catch { throw refuse("the attestation's certificate key: \(error)") }
+            var jwk = JWK(publicKey: key)
+            if let kid = jws.keyID { jwk = jwk.adding(["kid": .string(kid)]) }
+            return JWKSet(keys: [jwk])
+        }
+        guard let trust = walletProviderTrust, !trustAnchors.isEmpty else {
+            throw refuse("no trusted wallet provider can vouch for \(attester)")
+        }
+        let metadata: [String: JSONValue]
+        do {
+            metadata = try trust.walletProviderMetadata(entityID: attester, trustAnchors: trustAnchors)
+        } catch {
+            throw refuse("\(attester) is not a wallet provider trusted here: \(error)")
+        }
+        // The whole resolved metadata (keyed by entity type) or the wallet_provider object itself.
+        let walletProvider = metadata["wallet_provider"]?.objectValue ?? metadata
+        guard let jwks = walletProvider["jwks"] else { throw refuse("\(attester) publishes no wallet_provider jwks") }
+        do throws(JOSEError) {
+            return try JWKSet(json: jwks)
+        } catch {
+            throw refuse("\(attester)'s wallet_provider jwks: \(error)")
+        }
+    }
+
+    private func parseJWT(_ compact: String, what: String,
+                          _ refuse: (String) -> IssuanceError) throws(IssuanceError) -> (JWS, [String: JSONValue]) {
+        do throws(JOSEError) {
+            return try JWS.parseClaims(compact)
+        } catch {
+            throw refuse("\(what): \(error)")
+        }
+    }
+}

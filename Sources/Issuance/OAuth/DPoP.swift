@@ -1,0 +1,141 @@
+import Cryptography
+import JOSE
+import JSON
+import Store
+import Support
+
+/// A DPoP proof (RFC 9449 §4) that passed every check: the key it proves possession of.
+public struct DPoPProof: Sendable, Equatable {
+    public let jwk: JWK
+    /// RFC 7638 thumbprint of `jwk`: the `jkt` a token bound to this key carries.
+    public let thumbprint: String
+}
+
+/// Where a proof is checked decides which nonce rule applies and how errors are rendered: the
+/// authorization server answers 400 with a `DPoP-Nonce` (RFC 9449 §8), a protected resource
+/// 401 with `WWW-Authenticate: DPoP` (§7.1, §9).
+public enum DPoPNoncePolicy: Sendable {
+    /// The proof must carry a nonce this server issued (the token endpoint).
+    case required
+    /// A nonce is optional; one that is present must be valid (PAR, the credential endpoints).
+    case optional
+}
+
+extension PIDProvider {
+    /// Checks a DPoP proof (RFC 9449 §4.3) sent with `method` to `url` (one of `urls`, never a
+    /// URL built from the request). `accessToken` is set at a protected resource: the proof's
+    /// `ath` must then be its hash (§4.2). `resource` renders errors for a protected resource.
+    ///
+    /// Checks, in order: one proof; `typ` exactly `dpop+jwt`; `alg` ES256 (the only algorithm
+    /// the metadata advertises); a public `jwk` header (private members are refused by `JWK`);
+    /// signature; `jti`, `htm`, `htu` (query and fragment ignored, §4.3 item 9), `iat` within
+    /// `configuration.proofWindow`; `ath`; the nonce; and last the `jti` replay record, so a
+    /// proof refused for another reason does not burn its `jti`.
+    public func verifyDPoPProof(_ proof: String?, method: String, url: String, accessToken: String? = nil,
+                                nonce policy: DPoPNoncePolicy, resource: Bool = false) throws(IssuanceError) -> DPoPProof {
+        let scheme = resource ? "DPoP" : nil
+        func refuse(_ why: String) -> IssuanceError { IssuanceError(.invalidDPoPProof, why, authenticationScheme: scheme) }
+        guard let proof, !proof.isEmpty else { throw refuse("missing DPoP proof") }
+        // Repeated header fields arrive joined by ", "; a compact JWS never holds a comma (§4.3 item 1).
+        guard !proof.contains(","), !proof.contains(" ") else { throw refuse("exactly one DPoP proof is allowed") }
+        let jws: JWS
+        let claims: [String: JSONValue]
+        do throws(JOSEError) {
+            (jws, claims) = try JWS.parseClaims(proof)
+        } catch {
+            throw refuse("\(error)")
+        }
+        guard jws.header["typ"]?.stringValue == "dpop+jwt" else { throw refuse("typ must be dpop+jwt") }
+        let key: JWK
+        do throws(JOSEError) {
+            key = try jws.verifyWithEmbeddedKey(allowList: [.ES256], expectedType: "dpop+jwt")
+        } catch {
+            throw refuse("\(error)")
+        }
+        guard let jti = claims["jti"]?.stringValue, !jti.isEmpty, jti.utf8.count <= 256 else {
+            throw refuse("jti must be a non-empty string")
+        }
+        guard claims["htm"]?.stringValue == method else { throw refuse("htm must be \(method)") }
+        guard let htu = claims["htu"]?.stringValue, Self.sameTarget(htu, url) else { throw refuse("htu must be \(url)") }
+        guard let iat = claims["iat"]?.intValue else { throw refuse("iat must be a number") }
+        let now = clock.now()
+        guard abs(now - iat) <= configuration.proofWindow else { throw refuse("iat is outside the accepted window") }
+        if let accessToken {
+            let expected = Base64URL.encode(Digest.sha256(Array(accessToken.utf8)))
+            guard claims["ath"]?.stringValue == expected else { throw refuse("ath does not match the access token") }
+        }
+        if let nonceValue = claims["nonce"] {
+            guard let nonce = nonceValue.stringValue, isValidDPoPNonce(nonce, now: now) else {
+                throw IssuanceError(.useDPoPNonce, "the DPoP nonce is not valid (any more)", dpopNonce: dpopNonce(),
+                                    authenticationScheme: scheme)
+            }
+        } else if policy == .required {
+            throw IssuanceError(.useDPoPNonce, "a DPoP nonce is required", dpopNonce: dpopNonce(), authenticationScheme: scheme)
+        }
+        // A replay inside the window is refused; the record outlives the window on both sides.
+        let recorded = try withOAuthStore { () throws(StoreError) in
+            try NonceRepository(database: database).recordJTI(
+                issuer: issuer, purpose: "dpop", jti: jti, expiresAt: max(now, iat) + configuration.proofWindow + 1)
+        }
+        guard recorded else { throw refuse("DPoP proof replayed (jti already used)") }
+        return DPoPProof(jwk: key, thumbprint: key.thumbprint())
+    }
+
+    // MARK: Nonces
+
+    /// A fresh `DPoP-Nonce` (RFC 9449 §8, §9). Stateless: 8 bytes of issue time and a 16-byte
+    /// HMAC-SHA256 over it under a key derived from the issuer's recovery secret (HKDF with its
+    /// own label, so the two uses never share a key). Nothing is written per nonce, any number
+    /// of proofs may reuse one while it lives (`configuration.nonceLifetime`), and restarts
+    /// keep issued nonces valid. Replays are caught by the `jti` record, not by the nonce.
+    public func dpopNonce() -> String {
+        let time = clock.now()
+        let timeBytes = (0..<8).map { UInt8(truncatingIfNeeded: time >> (56 - 8 * $0)) }
+        return Base64URL.encode(timeBytes + dpopNonceMAC(timeBytes))
+    }
+
+    /// True for a nonce this issuer made, neither older than `nonceLifetime` nor from the future.
+    func isValidDPoPNonce(_ nonce: String, now: Int64) -> Bool {
+        guard let bytes = Base64URL.decode(nonce), bytes.count == 24 else { return false }
+        let timeBytes = Array(bytes[0..<8])
+        let time = timeBytes.reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        guard time <= now + 5, now - time < configuration.nonceLifetime else { return false }
+        let expected = dpopNonceMAC(timeBytes)
+        var difference: UInt8 = 0
+        for (a, b) in zip(expected, bytes[8...]) { difference |= a ^ b }
+        return difference == 0
+    }
+
+    private func dpopNonceMAC(_ timeBytes: [UInt8]) -> [UInt8] {
+        // The derivation cannot fail for a non-empty secret; an empty one (never generated so)
+        // falls back to the issuer string as key material, which still separates issuers.
+        let secret = keys.recoverySecret.isEmpty ? Array(issuer.utf8) : keys.recoverySecret
+        let key = (try? KeyDerivation.hkdf(inputKeyMaterial: secret, salt: Array(issuer.utf8),
+                                            info: Array("trustbed DPoP-Nonce v1".utf8), outputLength: 32)) ?? secret
+        return Array(HMAC.sha256(key: key, data: timeBytes).prefix(16))
+    }
+
+    /// `htu` names the same target as `url` (RFC 9449 §4.3 item 9): query and fragment ignored,
+    /// scheme and host compared case-insensitively (RFC 3986 §6.2.2.1).
+    static func sameTarget(_ htu: String, _ url: String) -> Bool {
+        func normalized(_ text: String) -> String {
+            var base = Substring(text)
+            if let cut = base.firstIndex(where: { $0 == "?" || $0 == "#" }) { base = base[..<cut] }
+            guard let schemeEnd = base.range(of: "://") else { return String(base) }
+            let afterScheme = base[schemeEnd.upperBound...]
+            let authority = afterScheme.prefix { $0 != "/" }
+            return base[..<schemeEnd.upperBound].lowercased() + authority.lowercased() + afterScheme.dropFirst(authority.count)
+        }
+        return normalized(htu) == normalized(url)
+    }
+
+    /// Runs a store call; a storage failure is ours (500), logged without the SQL detail.
+    func withOAuthStore<T>(_ body: () throws(StoreError) -> T) throws(IssuanceError) -> T {
+        do throws(StoreError) {
+            return try body()
+        } catch {
+            logger.error("OAuth store failure: \(error)")
+            throw .serverError("the authorization store failed")
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import JSON
+import Store
+import Support
+
+/// A refusal at the authorization endpoint or the login. Before the request (and with it the
+/// redirect URI) is known to be valid, `redirectURI` is nil and the user agent gets the error
+/// itself; after that, the error goes back to the client by redirect (RFC 6749 §4.1.2.1), with
+/// the request's `state` and our `iss` (RFC 9207).
+public struct AuthorizationFailure: Error, Sendable {
+    public let error: IssuanceError
+    public let redirectURI: String?
+    public let state: String?
+
+    init(_ error: IssuanceError, redirectURI: String? = nil, state: String? = nil) {
+        self.error = error
+        self.redirectURI = redirectURI
+        self.state = state
+    }
+}
+
+/// What `/authorize` does next: send the user agent back to the client, or show the login page.
+public enum AuthorizationStep: Sendable, Equatable {
+    case redirect(String)
+    /// The login page: the personas to offer (every one, or the offer's one for `issuer_state`).
+    case login(requestURI: String, clientID: String, personas: [Persona])
+}
+
+extension PIDProvider {
+    /// The prefix of every `request_uri` (RFC 9126 §2.2).
+    public static let requestURIPrefix = "urn:ietf:params:oauth:request_uri:"
+
+    /// PAR (RFC 9126 §2): validates the authorization request and stores it. `client` comes from
+    /// the same client authentication as the token endpoint; `dpop` is the PAR's DPoP proof, if
+    /// any, to which the code will be bound (RFC 9449 §10). Returns the `request_uri` and its
+    /// lifetime in seconds.
+    ///
+    /// Decisions: PAR is required (`require_pushed_authorization_requests` in the metadata), so
+    /// `/authorize` accepts nothing but a `request_uri`; `response_type` must be `code`; PKCE
+    /// S256 is required and `plain` refused; `scope` or `authorization_details` (or an
+    /// `issuer_state` whose offer names the configurations) must say what is asked for.
+    public func pushAuthorizationRequest(_ parameters: Parameters, client: ClientIdentity,
+                                         dpop: DPoPProof?) throws(IssuanceError) -> (requestURI: String, expiresIn: Int64) {
+        do {
+            guard let clientID = client.clientID else { throw IssuanceError(.invalidClient, "client_id is required") }
+            for name in ["request_uri", "request"] where !parameters.all(name).isEmpty {
+                throw IssuanceError.invalidRequest("\(name) is not allowed in a pushed authorization request")
+            }
+            guard try parameters.single("response_type") == "code" else {
+                throw IssuanceError(.unsupportedResponseType, "response_type must be code")
+            }
+            let redirectURI = try parameters.single("redirect_uri")
+            guard Self.isAcceptableRedirectURI(redirectURI, attested: client.attested) else {
+                throw IssuanceError.invalidRequest(client.attested
+                    ? "redirect_uri must be an absolute URI without a fragment"
+                    : "redirect_uri must be https or an http loopback URI (custom schemes need a client attestation)")
+            }
+            guard let method = try parameters.optional("code_challenge_method") else {
+                throw IssuanceError.invalidRequest("code_challenge_method S256 is required (PKCE)")
+            }
+            guard method == "S256" else { throw IssuanceError.invalidRequest("code_challenge_method must be S256") }
+            let challenge = try parameters.single("code_challenge")
+            guard PKCE.isValidS256Challenge(challenge) else {
+                throw IssuanceError.invalidRequest("code_challenge must be a base64url SHA-256 (43 characters)")
+            }
+            let state = try parameters.optional("state")
+            if let state, state.utf8.count > 1024 { throw IssuanceError.invalidRequest("state is too long") }
+
+            var ids: [String] = []
+            var usesDetails = false
+            if let details = try parameters.optional("authorization_details") {
+                ids = try configurationIDs(authorizationDetails: details)
+                usesDetails = true
+            }
+            if let scope = try parameters.optional("scope") {
+                for id in configurationIDs(scope: scope) where !ids.contains(id) { ids.append(id) }
+            }
+            var offerPersona: String?
+            if let issuerState = try parameters.optional("issuer_state") {
+                guard let offer = try offer(issuerState: issuerState), offer.grant == .authorizationCode else {
+                    throw IssuanceError.invalidRequest("unknown or expired issuer_state")
+                }
+                offerPersona = offer.personaID
+                if ids.isEmpty { ids = offer.credentialConfigurationIDs }
+                guard ids.allSatisfy(offer.credentialConfigurationIDs.contains) else {
+                    throw IssuanceError(usesDetails ? .invalidAuthorizationDetails : .invalidScope,
+                                        "the offer behind issuer_state does not include every requested credential")
+                }
+            }
+            guard !ids.isEmpty else {
+                throw IssuanceError(.invalidScope, "name a credential configuration in scope or authorization_details")
+            }
+            let hint = try parameters.optional("login_hint")
+            var jkt = dpop?.thumbprint
+            if let asked = try parameters.optional("dpop_jkt") {
+                if let jkt, jkt != asked { throw IssuanceError(.invalidDPoPProof, "dpop_jkt does not match the DPoP proof's key") }
+                jkt = asked
+            }
+            let request = AuthorizationRequest(
+                clientID: clientID, attested: client.attested, redirectURI: redirectURI, codeChallenge: challenge, state: state,
+                credentialConfigurationIDs: ids, usesAuthorizationDetails: usesDetails, loginHint: hint,
+                offerPersonaID: offerPersona, dpopJKT: jkt)
+            let requestURI = Self.requestURIPrefix + Self.randomToken()
+            let now = clock.now()
+            try withOAuthStore { () throws(StoreError) in
+                try AuthorizationRequestRepository(database: database).insert(AuthorizationRequestRecord(
+                    requestURI: requestURI, issuer: issuer, clientID: clientID, parameters: request.json.serialized(),
+                    createdAt: now, expiresAt: now + configuration.requestURILifetime))
+            }
+            return (requestURI, configuration.requestURILifetime)
+        } catch let error as ParameterError {
+            throw .invalidRequest(error.description)
+        } catch let error as IssuanceError {
+            throw error
+        } catch {
+            throw .serverError("\(error)")
+        }
+    }
+
+    /// The authorization endpoint (RFC 6749 §4.1.1 with RFC 9126 §4): `client_id` and a pushed
+    /// `request_uri` of that client, unused and unexpired. With `login_hint` (here or in the
+    /// PAR) naming a persona, the login is done at once; otherwise the login page is shown.
+    public func authorize(_ parameters: Parameters) throws(AuthorizationFailure) -> AuthorizationStep {
+        let clientID: String, requestURI: String
+        do throws(ParameterError) {
+            clientID = try parameters.single("client_id")
+            requestURI = try parameters.single("request_uri")
+        } catch {
+            throw AuthorizationFailure(.invalidRequest("\(error); this server requires pushed authorization requests"))
+        }
+        let request = try pendingRequest(requestURI, clientID: clientID)
+        let hint: String?
+        do throws(ParameterError) { hint = try parameters.optional("login_hint") ?? request.loginHint } catch {
+            throw AuthorizationFailure(.invalidRequest("\(error)"), redirectURI: request.redirectURI, state: request.state)
+        }
+        let personas = loginPersonas(request)
+        if let hint {
+            guard personas.contains(where: { $0.id == hint }) else {
+                throw AuthorizationFailure(IssuanceError(.accessDenied, "login_hint names no persona that may log in here"),
+                                           redirectURI: request.redirectURI, state: request.state)
+            }
+            return .redirect(try completeLogin(requestURI: requestURI, request: request, personaID: hint))
+        }
+        return .login(requestURI: requestURI, clientID: clientID, personas: personas)
+    }
+
+    /// The login page's form post: the person picked `personaID` for the pending request.
+    /// Returns the redirect to the client with `code`, `state` and `iss` (RFC 9207).
+    public func login(requestURI: String, clientID: String, personaID: String) throws(AuthorizationFailure) -> String {
+        let request = try pendingRequest(requestURI, clientID: clientID)
+        guard loginPersonas(request).contains(where: { $0.id == personaID }) else {
+            throw AuthorizationFailure(IssuanceError(.accessDenied, "that persona may not log in here"),
+                                       redirectURI: request.redirectURI, state: request.state)
+        }
+        return try completeLogin(requestURI: requestURI, request: request, personaID: personaID)
+    }
+
+    /// The personas a person may log in as: the offer's one when `issuer_state` tied the
+    /// request to an offer, else every persona.
+    func loginPersonas(_ request: AuthorizationRequest) -> [Persona] {
+        guard let id = request.offerPersonaID else { return configuration.personas }
+        return configuration.personas.filter { $0.id == id }
+    }
+
+    private func pendingRequest(_ requestURI: String, clientID: String) throws(AuthorizationFailure) -> AuthorizationRequest {
+        do throws(IssuanceError) {
+            guard requestURI.hasPrefix(Self.requestURIPrefix), let record = try withOAuthStore({ () throws(StoreError) in
+                try AuthorizationRequestRepository(database: database).findPending(issuer: issuer, requestURI: requestURI,
+                                                                                   now: clock.now())
+            }) else {
+                throw IssuanceError(.invalidRequestURI, "unknown, expired or already used request_uri")
+            }
+            // RFC 9126 §4: the request_uri belongs to the client that pushed it.
+            guard record.clientID == clientID else {
+                throw IssuanceError(.invalidRequestURI, "the request_uri was pushed by another client")
+            }
+            return try AuthorizationRequest(json: record.parameters)
+        } catch {
+            throw AuthorizationFailure(error)
+        }
+    }
+
+    /// Uses the request_uri up (one winner among concurrent logins) and issues the code.
+    private func completeLogin(requestURI: String, request: AuthorizationRequest,
+                               personaID: String) throws(AuthorizationFailure) -> String {
+        do throws(IssuanceError) {
+            let now = clock.now()
+            let consumed = try withOAuthStore { () throws(StoreError) in
+                try AuthorizationRequestRepository(database: database).consume(issuer: issuer, requestURI: requestURI, now: now)
+            }
+            guard consumed else { throw IssuanceError(.invalidRequestURI, "the request_uri was already used") }
+            var granted = request
+            granted.personaID = personaID
+            let code = Self.randomToken()
+            try withOAuthStore { () throws(StoreError) in
+                try CodeRepository(database: database).insert(CodeRecord(
+                    code: code, issuer: issuer, clientID: request.clientID, grant: granted.json.serialized(), createdAt: now,
+                    expiresAt: now + configuration.codeLifetime))
+            }
+            var query = [("code", code)]
+            if let state = request.state { query.append(("state", state)) }
+            query.append(("iss", issuer))
+            return URLEncoding.appendingQuery(query, to: request.redirectURI)
+        } catch {
+            // A used request_uri is not redirected: a replayed link must not reach the client.
+            if error.codeValue == .invalidRequestURI { throw AuthorizationFailure(error) }
+            throw AuthorizationFailure(error, redirectURI: request.redirectURI, state: request.state)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import JSON
+import Store
+import Support
+
+extension PIDProvider {
+    /// The pre-authorized code grant type (OpenID4VCI §3.5).
+    public static let preAuthorizedGrantType = "urn:ietf:params:oauth:grant-type:pre-authorized_code"
+
+    /// The token endpoint (RFC 6749 §4.1.3, OpenID4VCI §6): the `authorization_code` and
+    /// pre-authorized code grants. `client` comes from `authenticateClient`, `dpop` from
+    /// `verifyDPoPProof` (nil when the request carried none; refused when DPoP is required).
+    /// Returns the token response body (§6.2).
+    ///
+    /// `credential_identifiers`: one per configuration, a fresh random value (not the
+    /// configuration id), so a wallet that mixes up the two fails visibly; they are returned
+    /// only when the request named its credentials with `authorization_details`.
+    public func tokenResponse(_ parameters: Parameters, client: ClientIdentity, dpop: DPoPProof?) throws(IssuanceError) -> JSONValue {
+        if configuration.requireDPoP && dpop == nil {
+            // With a nonce, so the client's next attempt can succeed (RFC 9449 §8).
+            throw IssuanceError(.invalidDPoPProof, "a DPoP proof is required", dpopNonce: dpopNonce())
+        }
+        do {
+            switch try parameters.single("grant_type") {
+            case "authorization_code":
+                return try authorizationCodeGrant(parameters, client: client, dpop: dpop)
+            case Self.preAuthorizedGrantType:
+                return try preAuthorizedCodeGrant(parameters, client: client, dpop: dpop)
+            default:
+                throw IssuanceError(.unsupportedGrantType, "grant_type must be authorization_code or \(Self.preAuthorizedGrantType)")
+            }
+        } catch let error as ParameterError {
+            throw .invalidRequest(error.description)
+        } catch let error as IssuanceError {
+            throw error
+        } catch {
+            throw .serverError("\(error)")
+        }
+    }
+
+    /// RFC 6749 §4.1.3 with RFC 7636 §4.6: the code is burnt first (single use even when the
+    /// rest fails), then checked: same client, same `redirect_uri`, the verifier hashes to the
+    /// challenge, and the DPoP key is the one the code was bound to at PAR (RFC 9449 §10).
+    private func authorizationCodeGrant(_ parameters: Parameters, client: ClientIdentity,
+                                        dpop: DPoPProof?) throws -> JSONValue {
+        let code = try parameters.single("code")
+        let redirectURI = try parameters.single("redirect_uri")
+        let verifier = try parameters.single("code_verifier")
+        guard let clientID = client.clientID else { throw IssuanceError(.invalidClient, "client_id is required") }
+        let outcome = try withOAuthStore { () throws(StoreError) in
+            try CodeRepository(database: database).redeem(issuer: issuer, code: code, now: clock.now())
+        }
+        let record: CodeRecord
+        switch outcome {
+        case .redeemed(let r): record = r
+        case .unknown: throw IssuanceError.invalidGrant("unknown authorization code")
+        case .expired: throw IssuanceError.invalidGrant("the authorization code has expired")
+        case .alreadyUsed: throw IssuanceError.invalidGrant("the authorization code was already used")
+        }
+        let request = try AuthorizationRequest(json: record.grant)
+        guard record.clientID == clientID else { throw IssuanceError.invalidGrant("the code was issued to another client") }
+        if request.attested && !client.attested {
+            throw IssuanceError(.invalidClient, "the code was issued to an attested client: send its attestation")
+        }
+        guard request.redirectURI == redirectURI else { throw IssuanceError.invalidGrant("redirect_uri does not match") }
+        guard PKCE.verify(verifier: verifier, challenge: request.codeChallenge) else {
+            throw IssuanceError.invalidGrant("code_verifier does not match the code_challenge")
+        }
+        if let jkt = request.dpopJKT, dpop?.thumbprint != jkt {
+            throw IssuanceError(.invalidDPoPProof, "the DPoP key is not the one the authorization request was bound to")
+        }
+        guard let personaID = request.personaID, configuration.persona(id: personaID) != nil else {
+            throw IssuanceError.invalidGrant("the code's persona no longer exists")
+        }
+        return try tokenBody(clientID: clientID, personaID: personaID, configurationIDs: request.credentialConfigurationIDs,
+                             withIdentifiers: request.usesAuthorizationDetails, dpop: dpop)
+    }
+
+    /// OpenID4VCI §6.1: `pre-authorized_code` and, when the offer asked for one, `tx_code`
+    /// (redeemed through the offers, which count wrong tx_codes). Anonymous unless attestation
+    /// is required (the client check already refused a missing one). `authorization_details`
+    /// may narrow the offer's configurations and asks for `credential_identifiers`.
+    private func preAuthorizedCodeGrant(_ parameters: Parameters, client: ClientIdentity,
+                                        dpop: DPoPProof?) throws -> JSONValue {
+        let code = try parameters.single("pre-authorized_code")
+        let txCode = try parameters.optional("tx_code")
+        let details = try parameters.optional("authorization_details")
+        let requested = try details.map { text throws(IssuanceError) in try configurationIDs(authorizationDetails: text) }
+        let offer = try redeemPreAuthorizedCode(code, txCode: txCode)
+        var ids = offer.credentialConfigurationIDs
+        if let requested {
+            guard requested.allSatisfy(offer.credentialConfigurationIDs.contains) else {
+                throw IssuanceError(.invalidAuthorizationDetails, "the offer does not include every requested credential")
+            }
+            ids = requested
+        }
+        return try tokenBody(clientID: client.clientID, personaID: offer.personaID, configurationIDs: ids,
+                             withIdentifiers: requested != nil, dpop: dpop)
+    }
+
+    /// §6.2: `access_token`, `token_type` (DPoP when bound, RFC 9449 §5), `expires_in`,
+    /// `authorization_details` with `credential_identifiers`, and with `token_claims_preview`
+    /// the `credential_previews` extension (see the README).
+    private func tokenBody(clientID: String?, personaID: String, configurationIDs ids: [String], withIdentifiers: Bool,
+                           dpop: DPoPProof?) throws(IssuanceError) -> JSONValue {
+        var identifiers: [String: String] = [:]
+        var details: [JSONValue] = []
+        if withIdentifiers {
+            for id in ids {
+                let identifier = Self.randomToken(bytes: 16)
+                identifiers[identifier] = id
+                details.append(["type": "openid_credential", "credential_configuration_id": .string(id),
+                                "credential_identifiers": [.string(identifier)]])
+            }
+        }
+        let (token, grant) = try issueAccessToken(
+            clientID: clientID, personaID: personaID, credentialConfigurationIDs: ids, credentialIdentifiers: identifiers,
+            dpopThumbprint: dpop?.thumbprint)
+        var body: [String: JSONValue] = [
+            "access_token": .string(token),
+            "token_type": dpop == nil ? "Bearer" : "DPoP",
+            "expires_in": .int(grant.expiresAt - clock.now()),
+        ]
+        if withIdentifiers { body["authorization_details"] = .array(details) }
+        if configuration.tokenClaimsPreview, let persona = configuration.persona(id: personaID) {
+            let issuedAt = clock.now()
+            body["credential_previews"] = .array(ids.compactMap { id in
+                guard let c = configuration.configuration(id: id) else { return nil }
+                return ["credential_configuration_id": .string(id), "format": .string(c.format.rawValue),
+                        "claims": credentialClaims(for: persona, configuration: c, issuedAt: issuedAt,
+                                                   expiresAt: issuedAt + configuration.credentialLifetime)]
+            })
+        }
+        return .object(body)
+    }
+}

@@ -1,0 +1,122 @@
+import CCurl
+import Foundation
+import JSON
+import Support
+
+/// The wallet's HTTP client: one libcurl easy handle reused for every exchange, so its
+/// connection cache keeps connections alive across requests (the load client gives each thread
+/// its own session). Redirects are never followed: the authorization response arrives as a
+/// redirect the wallet must read, not fetch. Not thread-safe; one session per thread.
+final class WalletHTTP {
+    struct Reply {
+        let status: Int
+        let body: [UInt8]
+        /// Response header values by lowercased name (the first occurrence).
+        let headers: [String: String]
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func header(_ name: String) -> String? { headers[name.lowercased()] }
+        /// The body as a JSON object, or nil.
+        var json: [String: JSONValue]? { (try? JSONValue.parse(body))?.objectValue }
+        var contentType: String {
+            (header("content-type") ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        }
+    }
+
+    private final class Sink {
+        var bytes: [UInt8] = []
+        var limit: Int
+        var overflowed = false
+        init(limit: Int) { self.limit = limit }
+    }
+
+    private static let initializeOnce: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+    /// Headers the wallet reads; curl_easy_header looks each up after the transfer.
+    private static let interestingHeaders = ["Content-Type", "DPoP-Nonce", "Location", "WWW-Authenticate", "Cache-Control", "Retry-After"]
+
+    private let curl: UnsafeMutableRawPointer
+    let timeoutSeconds: Int
+    let maximumBytes: Int
+
+    init(timeoutSeconds: Int = 30, maximumBytes: Int = 16 * 1024 * 1024) throws {
+        _ = Self.initializeOnce
+        guard let curl = curl_easy_init() else { throw WalletError.transport("libcurl could not start a transfer") }
+        self.curl = curl
+        self.timeoutSeconds = timeoutSeconds
+        self.maximumBytes = maximumBytes
+    }
+
+    deinit { curl_easy_cleanup(curl) }
+
+    func get(_ url: String, accept: String = "application/json", headers: [String] = []) throws -> Reply {
+        try send("GET", url, headers: ["Accept: \(accept)"] + headers)
+    }
+
+    func postForm(_ url: String, _ form: [(String, String)], headers: [String] = []) throws -> Reply {
+        let body = Parameters(pairs: form.map { (name: $0.0, value: $0.1) }).encoded
+        return try send("POST", url, headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"] + headers,
+                        body: Array(body.utf8))
+    }
+
+    func postJSON(_ url: String, _ json: JSONValue, headers: [String] = []) throws -> Reply {
+        try send("POST", url, headers: ["Content-Type: application/json", "Accept: application/json"] + headers, body: json.bytes)
+    }
+
+    /// One exchange. `body` nil sends none (a POST without a body still says Content-Length: 0).
+    func send(_ method: String, _ url: String, headers: [String] = [], body: [UInt8]? = nil) throws -> Reply {
+        // Reset clears the options of the previous request but keeps the connection cache.
+        curl_easy_reset(curl)
+        var list: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(list) }
+        // libcurl adds "Expect: 100-continue" to larger POSTs, which costs a round trip.
+        for header in headers + ["Expect:"] { list = curl_slist_append(list, header) }
+        let sink = Sink(limit: maximumBytes)
+        var ok = trustbed_curl_set_string(curl, CURLOPT_URL, url) == CURLE_OK
+        ok = ok && trustbed_curl_set_long(curl, CURLOPT_NOSIGNAL, 1) == CURLE_OK
+        ok = ok && trustbed_curl_set_string(curl, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK
+        ok = ok && trustbed_curl_set_long(curl, CURLOPT_FOLLOWLOCATION, 0) == CURLE_OK
+        ok = ok && trustbed_curl_set_long(curl, CURLOPT_TIMEOUT_MS, timeoutSeconds * 1000) == CURLE_OK
+        ok = ok && trustbed_curl_set_long(curl, CURLOPT_TCP_NODELAY, 1) == CURLE_OK
+        ok = ok && trustbed_curl_set_string(curl, CURLOPT_USERAGENT, "trustbed-wallet") == CURLE_OK
+        if method == "POST" {
+            ok = ok && trustbed_curl_set_long(curl, CURLOPT_POST, 1) == CURLE_OK
+        } else if method != "GET" {
+            ok = ok && trustbed_curl_set_string(curl, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK
+        }
+        if let list { ok = ok && trustbed_curl_set_pointer(curl, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)) == CURLE_OK }
+        if method == "POST" || body != nil {
+            let bytes = body ?? []
+            ok = ok && trustbed_curl_set_long(curl, CURLOPT_POSTFIELDSIZE, bytes.count) == CURLE_OK
+            // COPYPOSTFIELDS copies `bytes.count` bytes (set just above), so the buffer may go.
+            ok = ok && bytes.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) {
+                    trustbed_curl_set_pointer(curl, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafePointer(strdupEmpty)))
+                }
+            } == CURLE_OK
+        }
+        ok = ok && trustbed_curl_set_write(curl, { data, size, count, context in
+            guard let data, let context else { return 0 }
+            let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+            let n = size * count
+            guard sink.bytes.count + n <= sink.limit else { sink.overflowed = true; return 0 }
+            data.withMemoryRebound(to: UInt8.self, capacity: n) { sink.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
+            return n
+        }, Unmanaged.passUnretained(sink).toOpaque()) == CURLE_OK
+        guard ok else { throw WalletError.transport("libcurl refused an option for \(url)") }
+        let code = withExtendedLifetime(sink) { curl_easy_perform(curl) }
+        if sink.overflowed { throw WalletError.transport("\(method) \(url): response larger than \(maximumBytes) bytes") }
+        guard code == CURLE_OK else {
+            throw WalletError.transport("\(method) \(url): \(String(cString: curl_easy_strerror(code)))")
+        }
+        var found: [String: String] = [:]
+        for name in Self.interestingHeaders {
+            var header: UnsafeMutablePointer<curl_header>?
+            if curl_easy_header(curl, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK, let header, let value = header.pointee.value {
+                found[name.lowercased()] = String(cString: value)
+            }
+        }
+        return Reply(status: trustbed_curl_response_code(curl), body: sink.bytes, headers: found)
+    }
+}
+
+/// A valid pointer for an empty body (libcurl reads zero bytes from it).
+private nonisolated(unsafe) let strdupEmpty: UnsafeMutablePointer<CChar> = strdup("")!

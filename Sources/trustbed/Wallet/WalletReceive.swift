@@ -1,0 +1,259 @@
+import ArgumentParser
+import Cryptography
+import Foundation
+import JSON
+
+/// `trustbed wallet`: an OpenID4VCI 1.0 wallet for testing issuers (issue 7 items 14 and 16).
+struct WalletCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wallet",
+        abstract: "A test wallet: receive credentials from any OpenID4VCI 1.0 issuer, or load-test one.",
+        subcommands: [WalletReceive.self, WalletBench.self])
+}
+
+/// Prints to stderr (progress and prompts; stdout carries only the result).
+func walletLog(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+struct WalletReceive: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receive",
+        abstract: "Run a credential offer end to end, verify what arrives and print it.",
+        discussion: """
+        <offer> is an openid-credential-offer:// URL (credential_offer or credential_offer_uri), an https \
+        credential_offer_uri, or the offer JSON. The wallet uses the pre-authorized_code grant when offered, \
+        else the authorization_code grant (PKCE, PAR when advertised). Exit status 0 only when every \
+        credential arrived and verified.
+        """)
+
+    @Argument(help: "The credential offer (URL, credential_offer_uri or JSON).") var offer: String
+    @Option(name: .customLong("tx-code"), help: "The transaction code (asked on stdin when the offer needs one).") var txCode: String?
+    @Flag(help: "Use DPoP-bound tokens (RFC 9449). Without it DPoP is still used when the server insists.") var dpop = false
+    @Option(help: "Which offered credentials: dc+sd-jwt, mso_mdoc or a credential_configuration_id (repeatable; default: all).")
+    var format: [String] = []
+    @Option(help: "Credentials per configuration, one proof key each (batch issuance).") var batch = 1
+    @Option(help: "pre-authorized_code or authorization_code (default: what the offer grants, pre-authorized first).") var grant: String?
+    @Option(name: .customLong("login-hint"), help: "login_hint for the authorization request (a persona id on Trustbed).") var loginHint: String?
+    @Option(name: .customLong("client-id"), help: "client_id (authorization code flow; sent with pre-authorized only when given).")
+    var clientID: String?
+    @Option(name: .customLong("redirect-uri"), help: "redirect_uri for the authorization code flow.")
+    var redirectURI = "http://127.0.0.1/trustbed-wallet/callback"
+    @Option(help: "IACA certificate(s) to trust: a PEM file or an http(s) URL. Signer chains must lead to one.") var trust: String?
+    @Flag(name: .customLong("no-status"), help: "Do not fetch the status lists.") var noStatus = false
+    @Flag(help: "Print one JSON document instead of text.") var json = false
+    @Flag(help: "Log every HTTP exchange to stderr.") var verbose = false
+
+    func validate() throws {
+        guard (1...1000).contains(batch) else { throw ValidationError("--batch must be between 1 and 1000") }
+        if let grant, ![CredentialOffer.preAuthorizedGrant, "pre-authorized_code", "authorization_code"].contains(grant) {
+            throw ValidationError("--grant must be pre-authorized_code or authorization_code")
+        }
+    }
+
+    func run() throws {
+        do {
+            try receive()
+        } catch let error as WalletError {
+            walletLog("error: \(error)")
+            throw ExitCode(1)
+        } catch {
+            walletLog("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    private func receive() throws {
+        let http = try WalletHTTP()
+        let anchors = try trust.map { try loadTrustAnchors($0, http: http) }
+        let offer = try CredentialOffer.resolve(self.offer, http: http)
+        let usePreAuthorized: Bool
+        switch grant {
+        case nil: usePreAuthorized = offer.preAuthorized != nil
+        case "authorization_code": usePreAuthorized = false
+        default:
+            guard offer.preAuthorized != nil else { throw WalletError.usage("the offer has no pre-authorized_code grant") }
+            usePreAuthorized = true
+        }
+        let grantServer = usePreAuthorized ? offer.preAuthorized?.authorizationServer : offer.authorizationCode?.authorizationServer
+        let context = try IssuerContext.discover(offer: offer, http: http, grantServer: grantServer)
+        let configurations = try selectedConfigurations(offer: offer, metadata: context.issuer)
+        if batch > 1 {
+            guard let size = context.issuer.batchSize else { throw WalletError.usage("the issuer advertises no batch_credential_issuance") }
+            guard batch <= size else { throw WalletError.usage("--batch \(batch) exceeds the issuer's batch_size \(size)") }
+        }
+        let session = try WalletSession(context: context, http: http, dpop: dpop)
+        session.trace = verbose
+
+        let token: TokenResponse
+        if usePreAuthorized, let pre = offer.preAuthorized {
+            session.clientID = clientID
+            token = try session.preAuthorizedToken(code: pre.code, txCode: try transactionCode(pre))
+        } else {
+            session.clientID = clientID ?? "trustbed-wallet"
+            token = try authorizationCodeFlow(session, offer: offer, configurations: configurations)
+        }
+        if verbose { walletLog("token: \(token.tokenType)") }
+
+        let verifier = CredentialVerifier(http: http, trustAnchors: anchors)
+        var results: [JSONValue] = []
+        var text: [String] = [
+            "credential_issuer: \(context.issuer.credentialIssuer)",
+            "authorization_server: \(context.authorizationServer.issuer)",
+            "grant: \(usePreAuthorized ? "pre-authorized_code" : "authorization_code"), token_type: \(token.tokenType)",
+        ]
+        for configuration in configurations {
+            let keys = try (0..<batch).map { _ in try HolderKey() }
+            let identifier = token.credentialIdentifiers[configuration.id]?.first
+            let delivery = try session.credential(accessToken: token.accessToken, configurationID: configuration.id,
+                                                  identifier: identifier, keys: keys)
+            guard delivery.credentials.count == keys.count else {
+                throw WalletError.malformed("\(configuration.id): \(delivery.credentials.count) credentials for \(keys.count) proofs")
+            }
+            for (index, credential) in delivery.credentials.enumerated() {
+                let verified: VerifiedCredential
+                do {
+                    verified = try verifier.verify(credential, configuration: configuration, holders: keys)
+                } catch {
+                    // §11.1: tell the issuer the credential was not accepted, then fail.
+                    if let notification = delivery.notificationID {
+                        try? session.notify(accessToken: token.accessToken, notificationID: notification, event: "credential_failure")
+                    }
+                    throw error
+                }
+                var status: String?
+                if let reference = verified.status, !noStatus {
+                    status = "\(try verifier.status(uri: reference.uri, index: reference.index))".lowercased()
+                }
+                results.append(describe(verified, configuration: configuration, status: status, deferred: delivery.deferred,
+                                        credential: credential))
+                text.append("credential \(index + 1)/\(delivery.credentials.count): \(configuration.id) (\(configuration.format))"
+                            + (delivery.deferred ? " [deferred]" : "") + ": verified")
+                text += verified.checks.map { "  check: \($0)" }
+                text.append("  signer: \(verified.signer)")
+                if let reference = verified.status {
+                    text.append("  status: \(status ?? "not fetched") (\(reference.uri) idx \(reference.index))")
+                }
+                if !verified.disclosedPaths.isEmpty { text.append("  disclosed: \(verified.disclosedPaths.joined(separator: " "))") }
+                text.append("  claims: " + Self.abbreviated(verified.claims).serialized(pretty: true)
+                    .replacingOccurrences(of: "\n", with: "\n  "))
+            }
+            if let notification = delivery.notificationID {
+                try session.notify(accessToken: token.accessToken, notificationID: notification)
+                text.append("notification: credential_accepted (\(configuration.id))")
+            }
+        }
+        if json {
+            let document: JSONValue = [
+                "credential_issuer": .string(context.issuer.credentialIssuer),
+                "authorization_server": .string(context.authorizationServer.issuer),
+                "grant": .string(usePreAuthorized ? "pre-authorized_code" : "authorization_code"),
+                "token_type": .string(token.tokenType),
+                "credentials": .array(results),
+            ]
+            print(document.serialized(pretty: true))
+        } else {
+            print(text.joined(separator: "\n"))
+        }
+    }
+
+    private func describe(_ verified: VerifiedCredential, configuration: IssuerMetadata.Configuration, status: String?,
+                          deferred: Bool, credential: JSONValue) -> JSONValue {
+        var out: [String: JSONValue] = [
+            "credential_configuration_id": .string(configuration.id), "format": .string(configuration.format),
+            "verified": true, "checks": JSONValue(verified.checks), "signer": .string(verified.signer),
+            "claims": verified.claims, "deferred": .bool(deferred), "credential": credential,
+        ]
+        if !verified.disclosedPaths.isEmpty { out["disclosed"] = JSONValue(verified.disclosedPaths) }
+        if let reference = verified.status {
+            var entry: [String: JSONValue] = ["uri": .string(reference.uri), "idx": JSONValue(reference.index)]
+            if let status { entry["status"] = .string(status) }
+            out["status"] = .object(entry)
+        }
+        return .object(out)
+    }
+
+    /// Long strings (a portrait as a data URL) cut for the terminal; --json keeps them whole.
+    static func abbreviated(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let s) where s.count > 120: return .string(String(s.prefix(60)) + "... (\(s.count) characters)")
+        case .array(let items): return .array(items.map(abbreviated))
+        case .object(let members): return .object(members.mapValues(abbreviated))
+        default: return value
+        }
+    }
+
+    /// `--format` picks among the offered configurations by format or id; none picks them all.
+    private func selectedConfigurations(offer: CredentialOffer, metadata: IssuerMetadata) throws -> [IssuerMetadata.Configuration] {
+        var offered: [IssuerMetadata.Configuration] = []
+        for id in offer.configurationIDs {
+            guard let configuration = metadata.configurations[id] else {
+                throw WalletError.malformed("the offer names \(id), which the issuer metadata does not list")
+            }
+            offered.append(configuration)
+        }
+        guard !format.isEmpty else { return offered }
+        let chosen = offered.filter { format.contains($0.id) || format.contains($0.format) }
+        guard !chosen.isEmpty else {
+            throw WalletError.usage("no offered credential matches --format \(format.joined(separator: ",")) (offered: "
+                                    + offered.map { "\($0.id) (\($0.format))" }.joined(separator: ", ") + ")")
+        }
+        return chosen
+    }
+
+    /// §4.1.1 tx_code: from --tx-code, else asked on stdin with the issuer's description.
+    private func transactionCode(_ grant: CredentialOffer.PreAuthorizedGrant) throws -> String? {
+        guard let tx = grant.txCode else { return txCode }
+        if let txCode { return txCode }
+        var prompt = "Transaction code (\(tx.inputMode)"
+        if let length = tx.length { prompt += ", \(length) characters" }
+        prompt += ")" + (tx.description.map { ": \($0)" } ?? "") + ": "
+        FileHandle.standardError.write(Data(prompt.utf8))
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            throw WalletError.usage("the offer needs a transaction code: pass --tx-code")
+        }
+        return line
+    }
+
+    private func authorizationCodeFlow(_ session: WalletSession, offer: CredentialOffer,
+                                       configurations: [IssuerMetadata.Configuration]) throws -> TokenResponse {
+        let request = try session.authorizationRequest(
+            configurationIDs: configurations.map(\.id), redirectURI: redirectURI,
+            issuerState: offer.authorizationCode?.issuerState, loginHint: loginHint)
+        var location = try session.tryAuthorizeWithoutBrowser(request)
+        if location == nil {
+            walletLog("Open this URL in a browser and log in:\n\n  \(request.url)\n")
+            walletLog("Then paste the URL you were redirected to (it starts with \(redirectURI)):")
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                throw WalletError.usage("no redirect URL on stdin")
+            }
+            location = line.trimmingCharacters(in: .whitespaces)
+        }
+        let code = try session.code(fromRedirect: location!, request: request)
+        return try session.authorizationCodeToken(code: code, verifier: request.verifier, redirectURI: request.redirectURI)
+    }
+}
+
+/// `--trust`: PEM certificates from a file or an http(s) URL (a DER answer is accepted too).
+func loadTrustAnchors(_ source: String, http: WalletHTTP) throws -> [Certificate] {
+    let bytes: [UInt8]
+    if source.hasPrefix("https://") || source.hasPrefix("http://") {
+        let reply = try http.get(source, accept: "application/x-pem-file, application/pkix-cert, */*")
+        guard reply.status == 200 else { throw WalletError.server(step: "--trust \(source)", status: reply.status, body: reply.text) }
+        bytes = reply.body
+    } else {
+        guard let data = FileManager.default.contents(atPath: source) else { throw WalletError.usage("cannot read --trust \(source)") }
+        bytes = Array(data)
+    }
+    let text = String(decoding: bytes, as: UTF8.self)
+    do {
+        let certificates = text.contains("-----BEGIN CERTIFICATE-----")
+            ? try Certificate.certificates(pem: text) : [try Certificate(der: bytes)]
+        guard !certificates.isEmpty else { throw WalletError.usage("--trust \(source) holds no certificate") }
+        return certificates
+    } catch let error as WalletError {
+        throw error
+    } catch {
+        throw WalletError.usage("--trust \(source): \(error)")
+    }
+}

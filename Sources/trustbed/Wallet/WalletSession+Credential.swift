@@ -1,0 +1,159 @@
+import Cryptography
+import Foundation
+import JOSE
+import JSON
+
+extension WalletSession {
+    /// §7: a fresh `c_nonce`, or nil when the issuer has no nonce endpoint (then proofs carry none).
+    func nonce() throws -> String? {
+        guard let endpoint = context.issuer.nonceEndpoint else { return nil }
+        let reply = try http.send("POST", endpoint, headers: ["Accept: application/json"], body: [])
+        guard reply.status == 200, let nonce = reply.json?["c_nonce"]?.stringValue, !nonce.isEmpty else {
+            throw WalletError.server(step: "nonce endpoint", status: reply.status, body: reply.text)
+        }
+        return nonce
+    }
+
+    /// §8: one credential per proof key. `identifier` (from the token response's
+    /// `authorization_details`) replaces `configurationID` when present (§8.2). A 202 answer is
+    /// polled at the deferred endpoint (§9) at the interval the issuer asked for.
+    func credential(accessToken: String, configurationID: String, identifier: String?, keys: [HolderKey],
+                    maximumWait: Double = 120) throws -> CredentialDelivery {
+        try credential(accessToken: accessToken, configurationID: configurationID, identifier: identifier, keys: keys,
+                       nonce: try nonce(), maximumWait: maximumWait)
+    }
+
+    /// The credential request with a c_nonce already fetched (the load client times the two apart).
+    func credential(accessToken: String, configurationID: String, identifier: String?, keys: [HolderKey], nonce: String?,
+                    maximumWait: Double = 120) throws -> CredentialDelivery {
+        let proofs = try keys.map {
+            try WalletProofs.keyProof(key: $0, audience: context.issuer.credentialIssuer, nonce: nonce, clientID: clientID)
+        }
+        var request: [String: JSONValue] = ["proofs": ["jwt": JSONValue(proofs)]]
+        if let identifier {
+            request["credential_identifier"] = .string(identifier)
+        } else {
+            request["credential_configuration_id"] = .string(configurationID)
+        }
+        let reply = try post(context.issuer.credentialEndpoint, request, accessToken: accessToken, step: "credential endpoint")
+        if reply.status == 202 { return try deferred(reply.json, accessToken: accessToken, maximumWait: maximumWait) }
+        guard reply.status == 200 else { throw WalletError.server(step: "credential endpoint", status: reply.status, body: reply.text) }
+        return try delivery(reply.json, step: "credential response", deferred: false)
+    }
+
+    /// §9: polls with the transaction_id until the credential arrives. 1.0 Final answers 202
+    /// again while pending; earlier drafts used the `issuance_pending` error, also accepted.
+    private func deferred(_ first: [String: JSONValue]?, accessToken: String, maximumWait: Double) throws -> CredentialDelivery {
+        guard let endpoint = context.issuer.deferredCredentialEndpoint else {
+            throw WalletError.malformed("202 from the credential endpoint, but no deferred_credential_endpoint in the metadata")
+        }
+        guard let transaction = first?["transaction_id"]?.stringValue else {
+            throw WalletError.malformed("202 without transaction_id: \(first.map { JSONValue.object($0).serialized() } ?? "")")
+        }
+        var interval = Double(first?["interval"]?.intValue ?? 5)
+        let deadline = Date().addingTimeInterval(maximumWait)
+        while true {
+            guard Date().addingTimeInterval(interval) < deadline else {
+                throw WalletError.malformed("the deferred credential did not arrive within \(Int(maximumWait)) s")
+            }
+            Thread.sleep(forTimeInterval: max(0.05, interval))
+            let reply = try post(endpoint, ["transaction_id": .string(transaction)], accessToken: accessToken, step: "deferred endpoint")
+            switch reply.status {
+            case 200:
+                return try delivery(reply.json, step: "deferred credential response", deferred: true)
+            case 202:
+                if let next = reply.json?["interval"]?.intValue { interval = Double(next) }
+            case 400 where reply.json?["error"]?.stringValue == "issuance_pending":
+                if let next = reply.json?["interval"]?.intValue { interval = Double(next) }
+            default:
+                throw WalletError.server(step: "deferred endpoint", status: reply.status, body: reply.text)
+            }
+        }
+    }
+
+    /// §11: tells the issuer the credentials were accepted (204 expected).
+    func notify(accessToken: String, notificationID: String, event: String = "credential_accepted") throws {
+        guard let endpoint = context.issuer.notificationEndpoint else { return }
+        let body: JSONValue = ["notification_id": .string(notificationID), "event": .string(event)]
+        let reply = try exchange("POST", endpoint, server: .resource, accessToken: accessToken,
+                                 headers: ["Content-Type: application/json"], body: body.bytes)
+        guard reply.status == 204 || reply.status == 200 else {
+            throw WalletError.server(step: "notification endpoint", status: reply.status, body: reply.text)
+        }
+    }
+
+    // MARK: - encryption and parsing
+
+    /// POSTs a JSON request to the issuer. When the issuer requires it (§8.2, §10), the response is
+    /// asked for encrypted to a fresh ECDH-ES key, and the request itself is sent encrypted to the
+    /// issuer's key as `application/jwt`.
+    private func post(_ url: String, _ request: [String: JSONValue], accessToken: String, step: String) throws -> WalletHTTP.Reply {
+        var request = request
+        let responseKey = try responseEncryptionKey()
+        if let (_, jwk, enc) = responseKey {
+            request["credential_response_encryption"] = ["jwk": .object(jwk), "enc": .string(enc)]
+        }
+        var body = JSONValue.object(request).bytes
+        var contentType = "application/json"
+        if let (recipient, enc) = try requestEncryptionKey() {
+            do {
+                body = Array(try JWE.encrypt(body, to: recipient, encryption: enc).utf8)
+            } catch { throw WalletError.malformed("cannot encrypt the request to the issuer's key: \(error)") }
+            contentType = "application/jwt"
+        }
+        var reply = try exchange("POST", url, server: .resource, accessToken: accessToken,
+                                 headers: ["Content-Type: \(contentType)", "Accept: application/json, application/jwt"], body: body)
+        if let (key, _, _) = responseKey, (200..<300).contains(reply.status), reply.contentType == "application/jwt" {
+            do {
+                let plaintext = try JWE.parse(reply.text.trimmingCharacters(in: .whitespacesAndNewlines)).decrypt(with: key)
+                reply = WalletHTTP.Reply(status: reply.status, body: plaintext, headers: reply.headers)
+            } catch { throw WalletError.verification("\(step): cannot decrypt the encrypted response: \(error)") }
+        }
+        return reply
+    }
+
+    /// §12.2.4 `credential_response_encryption`: used only when `encryption_required`.
+    private func responseEncryptionKey() throws -> (PrivateKey, [String: JSONValue], String)? {
+        guard let metadata = context.issuer.json["credential_response_encryption"],
+              metadata["encryption_required"]?.boolValue == true else { return nil }
+        guard (metadata["alg_values_supported"]?.stringArray ?? []).contains(JWE.ecdhES) else {
+            throw WalletError.malformed("the issuer requires response encryption without offering ECDH-ES")
+        }
+        let encs = metadata["enc_values_supported"]?.stringArray ?? []
+        guard let enc = ["A128GCM", "A256GCM"].first(where: encs.contains) else {
+            throw WalletError.malformed("the issuer requires response encryption without offering A128GCM or A256GCM")
+        }
+        let key = try HolderKey()
+        var jwk = key.publicJWK
+        jwk["alg"] = .string(JWE.ecdhES)
+        jwk["use"] = "enc"
+        jwk["kid"] = .string(WalletProofs.randomToken(8))
+        return (key.privateKey, jwk, enc)
+    }
+
+    /// §12.2.4 `credential_request_encryption`: the issuer's encryption key, used only when required.
+    private func requestEncryptionKey() throws -> (JWK, JWEContentEncryption)? {
+        guard let metadata = context.issuer.json["credential_request_encryption"],
+              metadata["encryption_required"]?.boolValue == true else { return nil }
+        let encs = metadata["enc_values_supported"]?.stringArray ?? []
+        guard let enc = [JWEContentEncryption.A128GCM, .A256GCM].first(where: { encs.contains($0.rawValue) }) else {
+            throw WalletError.malformed("the issuer requires request encryption without offering A128GCM or A256GCM")
+        }
+        guard let keys = metadata["jwks"]?["keys"]?.arrayValue,
+              let key = keys.compactMap({ try? JWK(json: $0.objectValue ?? [:]) })
+                .first(where: { $0.kty == "EC" && ($0.algorithm == nil || $0.algorithm == JWE.ecdhES) }) else {
+            throw WalletError.malformed("credential_request_encryption.jwks has no ECDH-ES key")
+        }
+        return (key, enc)
+    }
+
+    private func delivery(_ json: [String: JSONValue]?, step: String, deferred: Bool) throws -> CredentialDelivery {
+        guard let json else { throw WalletError.malformed("\(step) is not a JSON object") }
+        return try reading(step) { () throws(JSONReadError) in
+            let reader = JSONReader(json)
+            var credentials: [JSONValue] = []
+            for field in try reader.array("credentials", nonEmpty: true) { credentials.append(try field.object().field("credential").value) }
+            return CredentialDelivery(credentials: credentials, notificationID: try reader.optionalString("notification_id"), deferred: deferred)
+        }
+    }
+}

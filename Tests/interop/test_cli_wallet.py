@@ -1,0 +1,627 @@
+"""`trustbed wallet receive` and `trustbed wallet bench` (issue 7 items 14 and 16) against the
+real server's PID Provider: offers created through the admin API, the CLI wallet runs the whole
+OpenID4VCI 1.0 flow, verifies what it receives (issuer signature, x5c chain to the IACA with
+--trust, cnf/deviceKey = the proof key, status list) and prints it.  The output lines asserted
+here are the CLI's contract for people reading it: `credential i/n: <id> (<format>): verified`,
+`check: ...`, `status: valid (...)`, `token_type: ...`.
+
+Skips, with the reason, while the server has no issuer endpoints yet (token, nonce, credential)."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import requests
+from harness import run_cli
+from walletlib import admin_offer, persona, start_pid_server
+
+SD = "urn:eudi:pid:1"
+MDOC = "eu.europa.ec.eudi.pid.1"
+TIMEOUT = 90
+
+
+@pytest.fixture(scope="module")
+def pid(session_tmp):
+    server = start_pid_server(session_tmp / f"pid-cli-wallet-{time.monotonic_ns()}", label="pid-cli-wallet")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def issuer(pid) -> str:
+    """The issuer URL, once its endpoints answer; a clean skip while they are not served yet."""
+    issuer = pid.id("pid-provider")
+    r = requests.get(issuer + "/.well-known/openid-credential-issuer", timeout=15)
+    if r.status_code != 200:
+        pytest.skip(f"the server has no PID Provider metadata yet ({r.status_code})")
+    metadata = r.json()
+    r = requests.get(issuer + "/.well-known/oauth-authorization-server", timeout=15)
+    if r.status_code != 200:
+        pytest.skip(f"the server has no authorization server metadata yet ({r.status_code})")
+    endpoints = {"token_endpoint": r.json().get("token_endpoint"), "credential_endpoint": metadata.get("credential_endpoint"),
+                 "nonce_endpoint": metadata.get("nonce_endpoint")}
+    for name, url in endpoints.items():
+        if not url:
+            pytest.skip(f"the issuer metadata has no {name} yet")
+        probe = requests.post(pid.local(url), data={}, timeout=15)
+        if probe.status_code in (404, 405):
+            pytest.skip(f"the server does not serve the {name} yet ({url} answers {probe.status_code})")
+    return issuer
+
+
+def receive(offer: str, *args: str, expect_ok: bool = True, stdin: str | None = None):
+    p = run_cli("wallet", "receive", offer, *args, timeout=TIMEOUT) if stdin is None else _run_with_stdin(offer, args, stdin)
+    if expect_ok:
+        assert p.returncode == 0, (f"`trustbed wallet receive {' '.join(args)}` exited {p.returncode}\n"
+                                   f"stderr: {p.stderr[-3000:]}\nstdout: {p.stdout[-3000:]}")
+    return p
+
+
+def _run_with_stdin(offer: str, args, stdin: str):
+    import subprocess
+    from harness import trustbed_binary
+    return subprocess.run([str(trustbed_binary()), "wallet", "receive", offer, *args], input=stdin, capture_output=True,
+                          text=True, timeout=TIMEOUT)
+
+
+def lines(p) -> list[str]:
+    return [line.strip() for line in p.stdout.splitlines()]
+
+
+def assert_line(p, text: str) -> None:
+    assert any(text in line for line in lines(p)), f"no output line contains {text!r}:\n{p.stdout[-3000:]}"
+
+
+# ---------------------------------------------------------------------------- receive
+
+
+def test_receive_sd_jwt_pre_authorized_with_tx_code(pid, issuer):
+    answer = admin_offer(issuer, pid.admin_token, persona(pid)["id"], [SD], tx_code=True)
+    p = receive(answer["offer_url"], "--tx-code", answer["tx_code"], "--trust", issuer + "/iaca.pem")
+    assert_line(p, f"credential 1/1: {SD} (dc+sd-jwt): verified")
+    assert_line(p, "token_type: Bearer")
+    assert_line(p, "check: x5c chain to the trusted IACA")
+    assert_line(p, "check: cnf.jwk = proof key")
+    assert_line(p, f"check: vct {SD}")
+    assert_line(p, "status: valid")
+    assert persona(pid)["family_name"] in p.stdout, "the disclosed claims should include the persona's family_name"
+
+
+def test_receive_mdoc_with_dpop(pid, issuer):
+    answer = admin_offer(issuer, pid.admin_token, persona(pid)["id"], [MDOC])
+    p = receive(answer["offer_url"], "--dpop", "--trust", issuer + "/iaca.pem")
+    assert_line(p, f"credential 1/1: {MDOC} (mso_mdoc): verified")
+    assert_line(p, "token_type: DPoP")
+    assert_line(p, "check: deviceKey = proof key")
+    assert_line(p, "check: x5chain to the trusted IACA")
+    assert_line(p, "status: valid")
+
+
+def test_receive_sd_jwt_with_dpop_and_batch_as_json(pid, issuer):
+    answer = admin_offer(issuer, pid.admin_token, persona(pid)["id"], [SD, MDOC])
+    p = receive(answer["offer_url"], "--dpop", "--format", "dc+sd-jwt", "--batch", "3", "--json")
+    doc = json.loads(p.stdout)
+    assert doc["token_type"].lower() == "dpop", doc["token_type"]
+    assert [c["credential_configuration_id"] for c in doc["credentials"]] == [SD] * 3, doc["credentials"]
+    assert all(c["verified"] and c["status"]["status"] == "valid" for c in doc["credentials"])
+    # Three fresh proof keys: three different holder bindings.
+    assert len({json.dumps(c["claims"]["cnf"], sort_keys=True) for c in doc["credentials"]}) == 3
+
+
+def test_receive_mdoc_offer_by_value_without_dpop(pid, issuer):
+    answer = admin_offer(issuer, pid.admin_token, persona(pid)["id"], [MDOC])
+    offer = answer.get("offer_url_by_value") or json.dumps(answer["credential_offer"])
+    p = receive(offer)
+    assert_line(p, f"credential 1/1: {MDOC} (mso_mdoc): verified")
+    assert_line(p, "token_type: Bearer")
+
+
+def test_receive_offer_json_and_credential_offer_uri(pid, issuer):
+    answer = admin_offer(issuer, pid.admin_token, persona(pid)["id"], [SD])
+    receive(json.dumps(answer["credential_offer"]), "--no-status")
+    answer = admin_offer(issuer, pid.admin_token, persona(pid)["id"], [SD])
+    p = receive(pid.local(answer["credential_offer_uri"]), "--no-status")
+    assert_line(p, f"credential 1/1: {SD} (dc+sd-jwt): verified")
+
+
+def test_receive_tx_code_from_stdin(pid, issuer):
+    answer = admin_offer(issuer, pid.admin_token, persona(pid)["id"], [SD], tx_code=True)
+    p = receive(answer["offer_url"], "--no-status", stdin=answer["tx_code"] + "\n")
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "Transaction code" in p.stderr, p.stderr[-1000:]
+
+
+def test_receive_wrong_tx_code_fails_with_the_spec_error(pid, issuer):
+    answer = admin_offer(issuer, pid.admin_token, persona(pid)["id"], [SD], tx_code=True)
+    wrong = "0" * len(answer["tx_code"]) if answer["tx_code"] != "0" * len(answer["tx_code"]) else "1" * len(answer["tx_code"])
+    p = receive(answer["offer_url"], "--tx-code", wrong, expect_ok=False)
+    assert p.returncode != 0
+    assert "invalid_grant" in p.stderr, f"the token endpoint's error JSON should be printed: {p.stderr[-1500:]}"
+
+
+def test_receive_authorization_code_with_login_hint(pid, issuer):
+    md = requests.get(issuer + "/.well-known/oauth-authorization-server", timeout=15).json()
+    if not md.get("authorization_endpoint"):
+        pytest.skip("the authorization server has no authorization_endpoint yet")
+    who = persona(pid)["id"]
+    answer = admin_offer(issuer, pid.admin_token, who, [SD], grant="authorization_code")
+    p = receive(answer["offer_url"], "--login-hint", who, "--dpop", "--trust", issuer + "/iaca.pem")
+    assert_line(p, "grant: authorization_code")
+    assert_line(p, f"credential 1/1: {SD} (dc+sd-jwt): verified")
+
+
+def test_receive_untrusted_iaca_fails(pid, issuer, tmp_path):
+    # Another server's IACA: the credential's chain must not verify against it.
+    other = tmp_path / "other-iaca.pem"
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    import datetime
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "Not the issuer's IACA")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=30))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+            .sign(key, hashes.SHA256()))
+    other.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    answer = admin_offer(issuer, pid.admin_token, persona(pid)["id"], [SD])
+    p = receive(answer["offer_url"], "--trust", str(other), expect_ok=False)
+    assert p.returncode != 0
+    assert "verification failed" in p.stderr, p.stderr[-1500:]
+
+
+def test_receive_rejects_garbage_offer(trustbed_bin):
+    p = run_cli("wallet", "receive", "not an offer", timeout=30)
+    assert p.returncode != 0
+    assert "offer" in p.stderr.lower(), p.stderr
+
+
+# ---------------------------------------------------------------------------- bench
+
+
+@pytest.mark.parametrize("configuration,extra", [(SD, []), (MDOC, ["--dpop"]), (SD, ["--batch", "10"])])
+def test_bench_smoke(pid, issuer, configuration, extra):
+    p = run_cli("wallet", "bench", "--issuer", issuer, "--admin-token", pid.admin_token, "--persona", persona(pid)["id"],
+                "--configuration", configuration, "--concurrency", "2", "--count", "20", "--verify-every", "10", "--json",
+                *extra, timeout=TIMEOUT)
+    assert p.returncode == 0, f"bench exited {p.returncode}: {p.stderr[-2000:]}\n{p.stdout[-2000:]}"
+    report = json.loads(p.stdout)
+    per_flow = 10 if "--batch" in extra else 1
+    assert report["errors"] == {}, report["errors"]
+    assert report["flows"] == 20 and report["credentials"] == 20 * per_flow, report
+    assert report["verified_samples"] == 2, report
+    for step in ("offer", "token", "nonce", "credential"):
+        assert report["steps"][step]["count"] == 20, report["steps"]
+
+
+# ---------------------------------------------------------------------------- an independent mock issuer
+#
+# The CLI wallet must work with any OpenID4VCI 1.0 issuer, not only ours, so it is also run
+# against this one: written in Python from the specs (joserfc, cryptography, cbor2), with the
+# issuer identifier carrying a path (metadata only at the inserted well-known URLs, §12.2.2 and
+# RFC 8414 §3.1), DPoP nonces demanded by both the AS and the RS (RFC 9449 §8, §9),
+# credential_identifiers in the token response (§6.2), deferred issuance (§9), encrypted
+# responses (§10), notifications (§11) and a status list with a suspended entry.
+
+import base64
+import datetime
+import hashlib
+import secrets
+import threading
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import cbor2
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, utils
+from cryptography.x509.oid import NameOID
+from joserfc import jwe, jws
+from joserfc.jwk import ECKey
+
+PRE = "urn:ietf:params:oauth:grant-type:pre-authorized_code"
+
+
+def b64u(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def b64u_json(token_part: str) -> dict:
+    return json.loads(base64.urlsafe_b64decode(token_part + "=" * (-len(token_part) % 4)))
+
+
+def make_pki():
+    """An IACA root and a document signer under it (SKI/AKI, key usage, the mdoc DS EKU)."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    iaca_key, ds_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    iaca_name = x509.Name([x509.NameAttribute(NameOID.COUNTRY_NAME, "UT"), x509.NameAttribute(NameOID.COMMON_NAME, "Mock IACA")])
+    ds_name = x509.Name([x509.NameAttribute(NameOID.COUNTRY_NAME, "UT"), x509.NameAttribute(NameOID.COMMON_NAME, "Mock DS")])
+    iaca_ski = x509.SubjectKeyIdentifier.from_public_key(iaca_key.public_key())
+    iaca = (x509.CertificateBuilder().subject_name(iaca_name).issuer_name(iaca_name).public_key(iaca_key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=365))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+            .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
+            .add_extension(iaca_ski, critical=False)
+            .sign(iaca_key, hashes.SHA256()))
+    ds = (x509.CertificateBuilder().subject_name(ds_name).issuer_name(iaca_name).public_key(ds_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+          .not_valid_after(now + datetime.timedelta(days=90))
+          .add_extension(x509.KeyUsage(True, False, False, False, False, False, False, False, False), critical=True)
+          .add_extension(x509.ExtendedKeyUsage([x509.ObjectIdentifier("1.0.18013.5.1.2")]), critical=True)
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ds_key.public_key()), critical=False)
+          .add_extension(x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(iaca_ski), critical=False)
+          .sign(iaca_key, hashes.SHA256()))
+    return iaca, ds, ds_key
+
+
+class MockIssuer:
+    def __init__(self, *, require_dpop: bool = False, deferred: bool = False, encrypt: bool = False, status_value: int = 0):
+        self.require_dpop, self.deferred, self.encrypt, self.status_value = require_dpop, deferred, encrypt, status_value
+        self.iaca, self.ds, ds_key = make_pki()
+        self.ds_jwk = ECKey.import_key(ds_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                            serialization.NoEncryption()))
+        self.ds_key = ds_key
+        self.x5c = [base64.b64encode(self.ds.public_bytes(serialization.Encoding.DER)).decode()]
+        self.codes, self.tokens, self.nonces, self.transactions = {}, {}, set(), {}
+        self.dpop_nonces, self.notifications, self.offers, self.requests = set(), [], {}, []
+        self.lock = threading.Lock()
+        handler = type("Handler", (MockHandler,), {"mock": self})
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.issuer = self.base + "/mock"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()
+
+    def iaca_pem(self, path) -> str:
+        path.write_bytes(self.iaca.public_bytes(serialization.Encoding.PEM))
+        return str(path)
+
+    def offer(self, configuration_ids, *, tx_code: str | None = None, grant: str = PRE) -> dict:
+        code = secrets.token_urlsafe(16)
+        self.codes[code] = {"tx_code": tx_code, "configurations": list(configuration_ids)}
+        grants = {PRE: {"pre-authorized_code": code}} if grant == PRE else {"authorization_code": {"issuer_state": code}}
+        if tx_code:
+            grants[PRE]["tx_code"] = {"input_mode": "numeric", "length": len(tx_code), "description": "the code"}
+        return {"credential_issuer": self.issuer, "credential_configuration_ids": list(configuration_ids), "grants": grants}
+
+    def offer_by_reference(self, offer: dict) -> str:
+        oid = secrets.token_urlsafe(8)
+        self.offers[oid] = offer
+        return "openid-credential-offer://?" + urlencode({"credential_offer_uri": f"{self.issuer}/offers/{oid}"})
+
+    # -- metadata
+
+    def metadata(self) -> dict:
+        md = {
+            "credential_issuer": self.issuer, "authorization_servers": [self.issuer],
+            "credential_endpoint": self.issuer + "/credential", "nonce_endpoint": self.issuer + "/nonce",
+            "deferred_credential_endpoint": self.issuer + "/deferred", "notification_endpoint": self.issuer + "/notification",
+            "batch_credential_issuance": {"batch_size": 4},
+            "credential_configurations_supported": {
+                "pid-sd": {"format": "dc+sd-jwt", "vct": "urn:mock:pid", "scope": "pid_sd",
+                           "proof_types_supported": {"jwt": {"proof_signing_alg_values_supported": ["ES256"]}}},
+                "pid-mdoc": {"format": "mso_mdoc", "doctype": "org.mock.pid", "scope": "pid_mdoc",
+                             "proof_types_supported": {"jwt": {"proof_signing_alg_values_supported": ["ES256"]}}},
+            },
+        }
+        if self.encrypt:
+            md["credential_response_encryption"] = {"alg_values_supported": ["ECDH-ES"], "enc_values_supported": ["A128GCM"],
+                                                    "encryption_required": True}
+        return md
+
+    def as_metadata(self) -> dict:
+        return {"issuer": self.issuer, "token_endpoint": self.issuer + "/token", "authorization_endpoint": self.issuer + "/authorize",
+                "pushed_authorization_request_endpoint": self.issuer + "/par", "dpop_signing_alg_values_supported": ["ES256"],
+                "code_challenge_methods_supported": ["S256"], "authorization_response_iss_parameter_supported": True,
+                "pre-authorized_grant_anonymous_access_supported": True}
+
+    # -- checks
+
+    def check_dpop(self, headers, method: str, url: str, access_token: str | None):
+        """Returns (jwk thumbprint input, None) or (None, error kind). Demands a nonce first."""
+        proof = headers.get("DPoP")
+        if not proof:
+            return None, "missing"
+        header = b64u_json(proof.split(".")[0])
+        assert header["typ"] == "dpop+jwt" and header["alg"] == "ES256" and "d" not in header["jwk"], header
+        claims = json.loads(jws.deserialize_compact(proof, ECKey.import_key(header["jwk"])).payload)
+        assert claims["htm"] == method and claims["htu"] == url, (claims, method, url)
+        assert abs(claims["iat"] - time.time()) < 60 and claims["jti"], claims
+        if access_token is not None:
+            assert claims["ath"] == b64u(hashlib.sha256(access_token.encode()).digest()), claims
+        if claims.get("nonce") not in self.dpop_nonces:
+            return None, "nonce"
+        return header["jwk"], None
+
+    def check_proof(self, proof: str, client_id: str | None) -> dict:
+        header = b64u_json(proof.split(".")[0])
+        assert header["typ"] == "openid4vci-proof+jwt" and header["alg"] == "ES256", header
+        claims = json.loads(jws.deserialize_compact(proof, ECKey.import_key(header["jwk"])).payload)
+        assert claims["aud"] == self.issuer, claims
+        # Appendix F.1: iss = the client_id, absent in the anonymous pre-authorized flow.
+        assert claims.get("iss") == client_id, (claims, client_id)
+        with self.lock:
+            assert claims["nonce"] in self.nonces, claims
+        return header["jwk"]
+
+    # -- credentials
+
+    def status_claim(self) -> dict:
+        return {"status_list": {"idx": 3, "uri": self.issuer + "/status"}}
+
+    def sd_jwt(self, holder_jwk: dict) -> str:
+        disclosures = []
+        def disclose(name, value):
+            d = b64u(json.dumps([b64u(secrets.token_bytes(16)), name, value]).encode())
+            disclosures.append(d)
+            return b64u(hashlib.sha256(d.encode()).digest())
+        address = {"_sd": [disclose("locality", "Zürich"), disclose("country", "CH")]}
+        payload = {"iss": self.issuer, "iat": int(time.time()), "exp": int(time.time()) + 3600, "vct": "urn:mock:pid",
+                   "cnf": {"jwk": holder_jwk}, "status": self.status_claim(), "_sd_alg": "sha-256",
+                   "_sd": sorted([disclose("given_name", "Zoë"), disclose("family_name", "Mock"), disclose("address", address)])}
+        header = {"alg": "ES256", "typ": "dc+sd-jwt", "x5c": self.x5c}
+        jwt = jws.serialize_compact(header, json.dumps(payload).encode(), self.ds_jwk, algorithms=["ES256"])
+        return jwt + "~" + "~".join(disclosures) + "~"
+
+    def mdoc(self, holder_jwk: dict) -> str:
+        ns = "org.mock.pid.1"
+        items, digests = [], {}
+        for i, (name, value) in enumerate([("family_name", "Mock"), ("given_name", "Zoë"),
+                                           ("birth_date", cbor2.CBORTag(1004, "1990-02-03"))]):
+            item = cbor2.dumps({"digestID": i, "random": secrets.token_bytes(16), "elementIdentifier": name, "elementValue": value})
+            tagged = cbor2.CBORTag(24, item)
+            items.append(tagged)
+            digests[i] = hashlib.sha256(cbor2.dumps(tagged)).digest()
+        def tdate(t):
+            return cbor2.CBORTag(0, datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        now_s = int(time.time()) - 5
+        device_key = {1: 2, -1: 1, -2: base64.urlsafe_b64decode(holder_jwk["x"] + "=="), -3: base64.urlsafe_b64decode(holder_jwk["y"] + "==")}
+        mso = {"version": "1.0", "digestAlgorithm": "SHA-256", "valueDigests": {ns: digests},
+               "deviceKeyInfo": {"deviceKey": device_key}, "docType": "org.mock.pid",
+               "validityInfo": {"signed": tdate(now_s), "validFrom": tdate(now_s), "validUntil": tdate(now_s + 86400)},
+               "status": self.status_claim()}
+        payload = cbor2.dumps(cbor2.CBORTag(24, cbor2.dumps(mso)))
+        protected = cbor2.dumps({1: -7})
+        to_sign = cbor2.dumps(["Signature1", protected, b"", payload])
+        r, s = utils.decode_dss_signature(self.ds_key.sign(to_sign, ec.ECDSA(hashes.SHA256())))
+        signature = r.to_bytes(32, "big") + s.to_bytes(32, "big")
+        issuer_auth = [protected, {33: self.ds.public_bytes(serialization.Encoding.DER)}, payload, signature]
+        return b64u(cbor2.dumps({"nameSpaces": {ns: items}, "issuerAuth": issuer_auth}))
+
+    def status_list(self) -> str:
+        raw = bytearray(4)
+        raw[0] = (self.status_value & 3) << 6  # idx 3: bits 6-7 of byte 0 (2 bits per entry, LSB first)
+        claims = {"sub": self.issuer + "/status", "iat": int(time.time()), "exp": int(time.time()) + 600, "ttl": 60,
+                  "status_list": {"bits": 2, "lst": b64u(zlib.compress(bytes(raw)))}}
+        return jws.serialize_compact({"alg": "ES256", "typ": "statuslist+jwt", "x5c": self.x5c}, json.dumps(claims).encode(),
+                                     self.ds_jwk, algorithms=["ES256"])
+
+
+class MockHandler(BaseHTTPRequestHandler):
+    mock: MockIssuer
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status: int, body=None, *, content_type: str = "application/json", headers: dict | None = None):
+        data = b"" if body is None else (body.encode() if isinstance(body, str) else json.dumps(body).encode())
+        self.send_response(status)
+        if body is not None:
+            self.send_header("Content-Type", content_type)
+        self.send_header("Cache-Control", "no-store")
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def new_dpop_nonce(self) -> str:
+        nonce = secrets.token_urlsafe(8)
+        self.mock.dpop_nonces.add(nonce)
+        return nonce
+
+    def do_GET(self):
+        m, path = self.mock, urlsplit(self.path).path
+        m.requests.append(("GET", path))
+        if path == "/.well-known/openid-credential-issuer/mock":
+            return self.send(200, m.metadata())
+        if path == "/.well-known/oauth-authorization-server/mock":
+            return self.send(200, m.as_metadata())
+        if path.startswith("/mock/offers/"):
+            return self.send(200, m.offers[path.rsplit("/", 1)[1]])
+        if path == "/mock/status":
+            return self.send(200, m.status_list(), content_type="application/statuslist+jwt")
+        if path == "/mock/authorize":
+            q = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
+            request = m.codes.pop(q["request_uri"])
+            code = secrets.token_urlsafe(12)
+            m.codes[code] = {"tx_code": None, "configurations": request["configurations"], "pkce": request["code_challenge"],
+                             "redirect_uri": request["redirect_uri"], "client_id": q["client_id"]}
+            target = request["redirect_uri"] + "?" + urlencode({"code": code, "state": request["state"], "iss": m.issuer})
+            return self.send(302, None, headers={"Location": target})
+        return self.send(404, {"error": "not_found"})
+
+    def do_POST(self):
+        m, path = self.mock, urlsplit(self.path).path
+        m.requests.append(("POST", path))
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
+        url = m.base + path
+        if path == "/mock/nonce":
+            nonce = secrets.token_urlsafe(12)
+            with m.lock:
+                m.nonces.add(nonce)
+            return self.send(200, {"c_nonce": nonce})
+        if path == "/mock/admin/offers":  # Trustbed's admin API shape, for `wallet bench`
+            if self.headers.get("Authorization") != "Bearer admin-secret":
+                return self.send(401, {"error": "invalid_token"})
+            request = json.loads(body)
+            assert request["grant"] == "pre-authorized_code" and request["tx_code"] is False, request
+            return self.send(201, {"credential_offer": m.offer(request["credential_configuration_ids"])})
+        if path == "/mock/par":
+            form = {k: v[0] for k, v in parse_qs(body.decode()).items()}
+            assert form["code_challenge_method"] == "S256" and form["response_type"] == "code", form
+            details = json.loads(form["authorization_details"])
+            uri = "urn:ietf:params:oauth:request_uri:" + secrets.token_urlsafe(8)
+            m.codes[uri] = {**form, "configurations": [d["credential_configuration_id"] for d in details]}
+            return self.send(201, {"request_uri": uri, "expires_in": 60})
+        if path == "/mock/token":
+            form = {k: v[0] for k, v in parse_qs(body.decode()).items()}
+            jwk, problem = m.check_dpop(self.headers, "POST", url, None)
+            if problem == "missing" and m.require_dpop:
+                return self.send(400, {"error": "invalid_dpop_proof", "error_description": "DPoP required"})
+            if problem == "nonce":
+                return self.send(400, {"error": "use_dpop_nonce"}, headers={"DPoP-Nonce": self.new_dpop_nonce()})
+            if form["grant_type"] == PRE:
+                grant = m.codes.pop(form.get("pre-authorized_code"), None)
+                if grant is None or grant["tx_code"] != form.get("tx_code"):
+                    return self.send(400, {"error": "invalid_grant", "error_description": "unknown code or wrong tx_code"})
+            else:
+                grant = m.codes.pop(form["code"])
+                challenge = b64u(hashlib.sha256(form["code_verifier"].encode()).digest())
+                assert challenge == grant["pkce"] and form["redirect_uri"] == grant["redirect_uri"], (form, grant)
+            token = secrets.token_urlsafe(16)
+            identifiers = {c: [f"{c}-identifier"] for c in grant["configurations"]}
+            m.tokens[token] = {"dpop": jwk, "identifiers": identifiers, "client_id": grant.get("client_id")}
+            details = [{"type": "openid_credential", "credential_configuration_id": c, "credential_identifiers": ids}
+                       for c, ids in identifiers.items()]
+            return self.send(200, {"access_token": token, "token_type": "DPoP" if jwk else "Bearer", "expires_in": 300,
+                                   "authorization_details": details})
+        scheme, _, token = self.headers.get("Authorization", "").partition(" ")
+        grant = m.tokens.get(token)
+        if grant is None:
+            return self.send(401, {"error": "invalid_token"}, headers={"WWW-Authenticate": "Bearer"})
+        if grant["dpop"]:
+            jwk, problem = m.check_dpop(self.headers, "POST", url, token)
+            if problem == "nonce":
+                return self.send(401, {"error": "use_dpop_nonce"}, headers={
+                    "WWW-Authenticate": 'DPoP error="use_dpop_nonce"', "DPoP-Nonce": self.new_dpop_nonce()})
+            assert scheme == "DPoP" and jwk == grant["dpop"], (scheme, jwk)
+        else:
+            assert scheme == "Bearer", scheme
+        request = json.loads(body)
+        if path == "/mock/credential":
+            identifier = request["credential_identifier"]
+            configuration = identifier.removesuffix("-identifier")
+            assert identifier in grant["identifiers"][configuration], request
+            assert "credential_configuration_id" not in request, request
+            keys = [m.check_proof(p, grant["client_id"]) for p in request["proofs"]["jwt"]]
+            make = m.sd_jwt if configuration == "pid-sd" else m.mdoc
+            credentials = [{"credential": make(k)} for k in keys]
+            if m.deferred:
+                tid = secrets.token_urlsafe(8)
+                m.transactions[tid] = {"credentials": credentials, "polls": 0}
+                return self.reply(request, 202, {"transaction_id": tid, "interval": 1})
+            return self.reply(request, 200, {"credentials": credentials, "notification_id": "n-" + secrets.token_urlsafe(6)})
+        if path == "/mock/deferred":
+            transaction = m.transactions[request["transaction_id"]]
+            transaction["polls"] += 1
+            if transaction["polls"] < 2:
+                return self.send(202, {"transaction_id": request["transaction_id"], "interval": 1})
+            return self.send(200, {"credentials": transaction["credentials"], "notification_id": "n-deferred"})
+        if path == "/mock/notification":
+            m.notifications.append(request)
+            return self.send(204)
+        return self.send(404, {"error": "not_found"})
+
+    def reply(self, request: dict, status: int, body: dict):
+        if not self.mock.encrypt:
+            return self.send(status, body)
+        spec = request["credential_response_encryption"]
+        assert spec["enc"] == "A128GCM" and spec["jwk"]["alg"] == "ECDH-ES" and "d" not in spec["jwk"], spec
+        token = jwe.encrypt_compact({"alg": "ECDH-ES", "enc": "A128GCM"}, json.dumps(body).encode(),
+                                    ECKey.import_key(spec["jwk"]), algorithms=["ECDH-ES", "A128GCM"])
+        return self.send(status, token, content_type="application/jwt")
+
+
+@pytest.fixture
+def mock_issuer():
+    made = []
+
+    def factory(**kw) -> MockIssuer:
+        made.append(MockIssuer(**kw))
+        return made[-1]
+
+    yield factory
+    for m in made:
+        m.stop()
+
+
+def test_mock_issuer_sd_jwt_by_reference_with_tx_code_and_trust(mock_issuer, trustbed_bin, tmp_path):
+    m = mock_issuer()
+    offer = m.offer_by_reference(m.offer(["pid-sd", "pid-mdoc"], tx_code="4711"))
+    p = receive(offer, "--tx-code", "4711", "--trust", m.iaca_pem(tmp_path / "iaca.pem"))
+    assert_line(p, "credential 1/1: pid-sd (dc+sd-jwt): verified")
+    assert_line(p, "credential 1/1: pid-mdoc (mso_mdoc): verified")
+    assert_line(p, "check: x5c chain to the trusted IACA")
+    assert_line(p, "check: x5chain to the trusted IACA (document signer EKU)")
+    assert_line(p, "status: valid")
+    disclosed = [line.split(":", 1)[1].split() for line in lines(p) if line.startswith("disclosed:")]
+    assert [sorted(d) for d in disclosed] == [sorted(["given_name", "family_name", "address", "address.locality", "address.country"])], disclosed
+    assert "Zoë" in p.stdout and "1990-02-03" in p.stdout, p.stdout
+    # credential_identifier (from authorization_details) was used, and each credential acknowledged.
+    assert sorted(n["event"] for n in m.notifications) == ["credential_accepted"] * 2, m.notifications
+
+
+def test_mock_issuer_dpop_nonces_batch_and_suspended_status(mock_issuer, trustbed_bin):
+    m = mock_issuer(status_value=2)
+    p = receive(json.dumps(m.offer(["pid-mdoc"])), "--dpop", "--batch", "3", "--json")
+    doc = json.loads(p.stdout)
+    assert doc["token_type"] == "DPoP" and len(doc["credentials"]) == 3, doc
+    assert {c["status"]["status"] for c in doc["credentials"]} == {"suspended"}, doc["credentials"]
+    # Both the AS and the RS asked for a nonce once each; the wallet retried and went on.
+    assert m.requests.count(("POST", "/mock/token")) == 2 and m.requests.count(("POST", "/mock/credential")) == 2, m.requests
+
+
+def test_mock_issuer_insists_on_dpop(mock_issuer, trustbed_bin):
+    m = mock_issuer(require_dpop=True)
+    p = receive(json.dumps(m.offer(["pid-sd"])), "--no-status")
+    assert_line(p, "token_type: DPoP")
+
+
+def test_mock_issuer_deferred_and_encrypted(mock_issuer, trustbed_bin):
+    m = mock_issuer(deferred=True, encrypt=True)
+    p = receive(json.dumps(m.offer(["pid-sd"])), "--dpop")
+    assert_line(p, "credential 1/1: pid-sd (dc+sd-jwt) [deferred]: verified")
+    assert m.requests.count(("POST", "/mock/deferred")) == 2, m.requests
+    assert m.notifications == [{"notification_id": "n-deferred", "event": "credential_accepted"}], m.notifications
+
+
+def test_mock_issuer_authorization_code_with_par(mock_issuer, trustbed_bin):
+    m = mock_issuer()
+    p = receive(json.dumps(m.offer(["pid-mdoc"], grant="authorization_code")), "--dpop", "--login-hint", "zoe")
+    assert_line(p, "grant: authorization_code")
+    assert_line(p, "credential 1/1: pid-mdoc (mso_mdoc): verified")
+
+
+def test_mock_issuer_wrong_tx_code(mock_issuer, trustbed_bin):
+    m = mock_issuer()
+    p = receive(json.dumps(m.offer(["pid-sd"], tx_code="1234")), "--tx-code", "9999", expect_ok=False)
+    assert p.returncode != 0
+    assert 'token endpoint: HTTP 400: {"error": "invalid_grant"' in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("extra", [[], ["--dpop", "--batch", "2", "--configuration", "pid-mdoc"]])
+def test_mock_issuer_bench(mock_issuer, trustbed_bin, extra):
+    m = mock_issuer()
+    p = run_cli("wallet", "bench", "--issuer", m.issuer, "--admin-token", "admin-secret", "--persona", "zoe", "--concurrency", "3",
+                "--count", "30", "--verify-every", "10", "--json", *extra, timeout=TIMEOUT)
+    assert p.returncode == 0, f"bench exited {p.returncode}: {p.stderr[-2000:]}\n{p.stdout[-2000:]}"
+    report = json.loads(p.stdout)
+    assert report["errors"] == {}, report["errors"]
+    assert report["flows"] == 30 and report["credentials"] == 30 * (2 if extra else 1), report
+    assert report["verified_samples"] == 3, report
+    assert report["format"] == ("mso_mdoc" if extra else "dc+sd-jwt"), report
+    for step in ("offer", "token", "nonce", "credential"):
+        assert report["steps"][step]["count"] == 30 and report["steps"][step]["p99_ms"] >= report["steps"][step]["p50_ms"] > 0
+
+    # A wrong admin token: every flow fails at the offer step, grouped as one kind, exit status 1.
+    p = run_cli("wallet", "bench", "--issuer", m.issuer, "--admin-token", "wrong", "--count", "5", "--json", timeout=TIMEOUT)
+    assert p.returncode == 1
+    assert json.loads(p.stdout)["errors"] == {"offer: HTTP 401 invalid_token": 5}, p.stdout
