@@ -75,12 +75,22 @@ scenario sdjwt --configuration "$sd"
 if [ -n "$profile_pid" ]; then
     wait "$profile_pid" || true
     echo "== server CPU profile during sdjwt (self time, top frames)"
-    perf report -i "$out/sdjwt.perf" --stdio --no-children --sort symbol 2>/dev/null | grep -E '^ +[0-9]' | head -25 | tee "$out/sdjwt-profile.txt"
+    { perf report -i "$out/sdjwt.perf" --stdio --no-children --sort symbol 2>/dev/null || true; } | grep -E '^ +[0-9]' | cut -c1-120 | head -25 | tee "$out/sdjwt-profile.txt" || true
 fi
 scenario sdjwt-dpop --configuration "$sd" --dpop
 scenario mdoc --configuration "$mdoc"
 scenario mdoc-dpop --configuration "$mdoc" --dpop
 scenario sdjwt-batch10 --configuration "$sd" --batch 10
+
+# Goals (issue 7): ≥ 3,000 SD-JWT PIDs/s and ≥ 2,000 mdoc PIDs/s end to end, without DPoP.
+rate() { awk '/credentials\/s/ { for (i = 1; i <= NF; i++) if ($i == "credentials/s") print $(i - 1) }' "$out/$1.txt" | head -1; }
+goal() {
+    local got; got=$(rate "$1")
+    if awk -v g="$got" -v w="$2" 'BEGIN { exit !(g + 0 >= w) }'; then echo "PASS $1: $got credentials/s (goal $2)"; else echo "MISS $1: $got credentials/s (goal $2)"; fi
+}
+echo "== goals"
+goal sdjwt 3000 | tee "$out/goals.txt"
+goal mdoc 2000 | tee -a "$out/goals.txt"
 
 # kill -9 in the middle of a run: nothing acknowledged may be lost.
 "$bin" wallet bench --issuer "$issuer" --admin-token "$token" --concurrency "$concurrency" --duration 6 --configuration "$sd" \

@@ -337,6 +337,19 @@ if [ "${BENCH_SCALE:-1}" != 0 ]; then
     fi
 fi
 
+# --- the PID Provider ----------------------------------------------------------------------
+issuance_out="$tmp/issuance"
+if [ "${BENCH_ISSUANCE:-1}" != 0 ]; then
+    echo
+    echo "PID Provider (Tests/bench/issuance.sh):"
+    mkdir -p "$issuance_out"
+    # The federation's server is stopped by now; the issuer's scenario starts its own.
+    if ! ISSUE_OUT="$issuance_out" BENCH_PORT=$((port + 10)) bash Tests/bench/issuance.sh "$bin"; then
+        echo "MISS: the issuance benchmark failed (see above)"
+        misses=$((misses + 1))
+    fi
+fi
+
 # --- keep the figures ---------------------------------------------------------------------
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 keep="$results_root/$stamp"
@@ -352,6 +365,7 @@ if mkdir -p "$keep" 2>/dev/null; then
         fi
     } >"$keep/summary.txt"
     cp "$tmp"/wrk-*.txt "$keep/" 2>/dev/null || true
+    [ -d "$issuance_out" ] && cp -r "$issuance_out" "$keep/issuance" 2>/dev/null || true
     cp "$scale_out"/wrk-*.txt "$keep/" 2>/dev/null || true
     { cat "$tmp/trustbed-start.log"; echo "[... request lines of the runs dropped ...]"; tail -n 200 "$tmp/trustbed.log"; } >"$keep/trustbed.log" 2>/dev/null || true
     echo
