@@ -13,7 +13,7 @@ extension IssuanceRoutes {
         // RFC 9126 §2: the same client authentication as the token endpoint; a DPoP proof, when
         // sent, binds the code to its key (RFC 9449 §10). 201 with the request_uri (§2.2).
         router.post("/par", policy: .perClient) { _, request, _ in
-            let form = try request.formBody()
+            let form = try Self.oauthForm(request)
             let dpop = try request.header("dpop").map { proof in
                 try provider.verifyDPoPProof(proof, method: "POST", url: provider.urls.pushedAuthorizationRequest, nonce: .optional)
             }
@@ -37,7 +37,7 @@ extension IssuanceRoutes {
 
         // The login form's post; 303 so the browser follows to the client with a GET.
         router.post("/login", policy: .html) { _, request, _ in
-            let form = try request.formBody()
+            let form = try Self.oauthForm(request)
             let requestURI = try form.single("request_uri")
             let clientID = try form.single("client_id")
             let persona = try form.optional("persona") ?? ""
@@ -53,7 +53,7 @@ extension IssuanceRoutes {
         // so a `use_dpop_nonce` round trip does not spend the PoP's jti (RFC 9449 §8: the
         // token endpoint requires a server nonce, handed out in `DPoP-Nonce`).
         router.post("/token", policy: .perClient) { _, request, _ in
-            let form = try request.formBody()
+            let form = try Self.oauthForm(request)
             let dpop = try request.header("dpop").map { proof in
                 try provider.verifyDPoPProof(proof, method: "POST", url: provider.urls.token, nonce: .required)
             }
@@ -77,5 +77,12 @@ extension IssuanceRoutes {
     private static func rendered(_ failure: AuthorizationFailure, _ provider: PIDProvider, status: HTTPStatus) -> any Error {
         guard let target = failure.redirectURI else { return failure.error }
         return RedirectedError(failure.error, target: target, state: failure.state, issuer: provider.issuer, status: status)
+    }
+
+    /// The form body of an OAuth endpoint. RFC 6749 §5.2 answers every malformed request,
+    /// a wrong Content-Type included, with 400 `invalid_request` (the HTTP layer's default for a
+    /// wrong media type is 415).
+    static func oauthForm(_ request: HTTPRequest) throws(IssuanceError) -> Parameters {
+        do { return try request.formBody() } catch { throw IssuanceError.invalidRequest(error.errorDescription) }
     }
 }
