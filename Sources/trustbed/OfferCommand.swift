@@ -32,15 +32,12 @@ struct OfferCommand: ParsableCommand {
         let issuerURL = issuer.contains("://") ? issuer : server.trimmingSuffix("/") + "/" + issuer
         var request: [String: JSONValue] = ["persona": .string(persona), "grant": .string(grant), "tx_code": .bool(txCode)]
         if !credentials.isEmpty { request["credential_configuration_ids"] = JSONValue(credentials) }
-        let response = try CLIHTTPClient.send(
-            "POST", issuerURL.trimmingSuffix("/") + "/admin/offers",
-            headers: ["Authorization: Bearer \(try token())", "Content-Type: application/json", "Accept: application/json"],
-            body: JSONValue.object(request).bytes)
-        let answer = try? JSONValue.parse(response.body)
-        guard response.status == 201, let answer else {
-            let reason = answer.map { "\($0["error"]?.stringValue ?? "error"): \($0["error_description"]?.stringValue ?? "")" }
-            throw CLIHTTPClient.Failure(description: "the server answered \(response.status): \(reason ?? response.text)")
+        let response = try WalletHTTP().postJSON(issuerURL.trimmingSuffix("/") + "/admin/offers", .object(request),
+                                                 headers: ["Authorization: Bearer \(try token())"])
+        guard response.status == 201, let object = response.json else {
+            throw WalletError.server(step: "admin offers", status: response.status, body: response.text)
         }
+        let answer = JSONValue.object(object)
         if json {
             print(answer.serialized(pretty: true))
             return
@@ -59,7 +56,7 @@ struct OfferCommand: ParsableCommand {
         let path = keys + "/admin-token"
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
               case let token = text.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty else {
-            throw CLIHTTPClient.Failure(description: "no admin token: pass --admin-token, set TRUSTBED_ADMIN_TOKEN, or run where \(path) exists")
+            throw ValidationError("no admin token: pass --admin-token, set TRUSTBED_ADMIN_TOKEN, or run where \(path) exists")
         }
         return token
     }
