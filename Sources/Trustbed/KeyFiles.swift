@@ -16,11 +16,13 @@ struct KeyFiles {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
-    /// The kid `active` names, or nil when there is no pointer (yet).
+    /// The kid `active` names, or nil when there is no pointer (yet). Read with plain POSIX
+    /// calls: this runs on every key load, which a cold resolve in a large federation needs.
     func activeKid() -> String? {
-        guard let text = try? String(contentsOfFile: activePointer, encoding: .utf8) else { return nil }
-        let kid = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return kid.isEmpty ? nil : kid
+        guard let bytes = EntityDirectory.readFile(activePointer)?.0 else { return nil }
+        let isText = { (b: UInt8) in b != UInt8(ascii: " ") && b != UInt8(ascii: "\n") && b != UInt8(ascii: "\r") && b != UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: isText), let last = bytes.lastIndex(where: isText) else { return nil }
+        return String(decoding: bytes[first ... last], as: UTF8.self)
     }
 
     /// The key named by `active` (or, if that file is missing, the newest PEM): what the CLI
@@ -86,12 +88,20 @@ struct KeyFiles {
     /// The key in `<kid>.pem`; its kid is recomputed (RFC 7638 thumbprint), not taken from the name.
     func load(kid: String) throws -> SigningKey {
         let path = directory + "/" + kid + ".pem"
-        let pem = try String(contentsOfFile: path, encoding: .utf8)
-        let key = try PrivateKey(pem: pem)
+        guard let bytes = EntityDirectory.readFile(path)?.0 else {
+            throw CocoaError(errno == ENOENT ? .fileReadNoSuchFile : .fileReadUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+        let key = try PrivateKey(pem: String(decoding: bytes, as: UTF8.self))
         guard let alg = EntityFile.signingAlgorithms.first(where: key.publicKey.fits) else {
             throw EntityFileError(file: path, field: nil, "holds a key of a type no signing algorithm fits")
         }
-        return SigningKey(privateKey: key, algorithm: alg, kid: JWK(publicKey: key.publicKey).thumbprint())
+        return Self.signingKey(key, algorithm: alg)
+    }
+
+    /// The kid is the thumbprint of the public JWK, which is built once here and kept with the key.
+    static func signingKey(_ key: PrivateKey, algorithm: SignatureAlgorithm) -> SigningKey {
+        let jwk = JWK(publicKey: key.publicKey, algorithm: algorithm)
+        return SigningKey(privateKey: key, algorithm: algorithm, kid: jwk.kid ?? jwk.thumbprint(), publicJWK: jwk)
     }
 
     private func modified(_ file: String) throws -> Date {
@@ -113,10 +123,9 @@ struct KeyFiles {
 
     private func writeKey(algorithm: SignatureAlgorithm, durable: Bool = true) throws -> SigningKey {
         try Self.ensureDirectory(directory)
-        let key = try PrivateKey(generatingFor: algorithm)
-        let kid = JWK(publicKey: key.publicKey).thumbprint()
-        try Self.writeExclusive(directory + "/" + kid + ".pem", try key.pemPKCS8(), durable: durable)
-        return SigningKey(privateKey: key, algorithm: algorithm, kid: kid)
+        let signing = Self.signingKey(try PrivateKey(generatingFor: algorithm), algorithm: algorithm)
+        try Self.writeExclusive(directory + "/" + signing.kid + ".pem", try signing.privateKey.pemPKCS8(), durable: durable)
+        return signing
     }
 
     /// A pointer file under a name no other writer uses, ready to be linked or renamed into place.

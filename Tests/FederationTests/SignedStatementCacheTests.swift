@@ -57,12 +57,19 @@ final class SignedStatementCacheTests: XCTestCase {
         XCTAssertEqual(SignedStatementCache.refreshTime(iat: 0, exp: 1000), 900)
     }
 
-    func testEntityStatementsAreParsedOnceWhenSigned() throws {
+    func testEntityStatementsAreParsedOnlyForChainBuilding() throws {
         let clock = ManualClock(1_800_000_000)
         let (host, _, _) = try FederationFixture.demo(clock: clock)
-        let signed = try host.signedEntityConfiguration(of: FederationFixture.trustAnchor)
-        XCTAssertEqual(signed.statement?.subject, FederationFixture.trustAnchor)
+        let ta = FederationFixture.trustAnchor
+        // Served by an endpoint: no parsed statement is built or kept.
+        let served = try host.signedEntityConfiguration(of: ta)
+        XCTAssertNil(served.statement)
+        // Asked for by chain building: parsed from the cached JWT once, then kept with it.
+        let signed = try host.signedEntityConfiguration(of: ta, parsed: true)
+        XCTAssertEqual(signed.compact, served.compact, "the cached JWT is reused, not signed again")
+        XCTAssertEqual(signed.statement?.subject, ta)
         XCTAssertEqual(signed.statement?.compact, signed.compact)
-        XCTAssertNil(try host.signedHistoricalKeys(of: FederationFixture.trustAnchor).statement)
+        XCTAssertNotNil(try host.signedEntityConfiguration(of: ta).statement, "the parsed statement stays cached")
+        XCTAssertNil(try host.signedHistoricalKeys(of: ta).statement)
     }
 }

@@ -92,11 +92,11 @@ final class TrustResolverTests: XCTestCase {
 
     func testStatementsSignedHereSkipVerificationOnlyForTheirOwnKey() throws {
         let (host, keys, _) = try F.demo(clock: clock)
-        let signed = try host.signedEntityConfiguration(of: F.trustAnchor)
+        let signed = try host.signedEntityConfiguration(of: F.trustAnchor, parsed: true)
         let statement = try XCTUnwrap(signed.statement)
         // A broken signature: verification would fail, but a statement signed here is not re-verified...
         let own = try keys.publicKeys(for: F.trustAnchor)
-        let signer = try XCTUnwrap(own.key(withID: statement.jws.keyID!))
+        let signer = try XCTUnwrap(own.key(withID: statement.keyID))
         let parts = signed.compact.split(separator: ".").map(String.init)
         let badSignature = try EntityStatement.decode(parts[0] + "." + parts[1] + "." + String(repeating: "A", count: parts[2].count))
         XCTAssertNoThrow(try SourcedStatement(signedHere: badSignature, signer: signer).verify(with: own))
@@ -104,7 +104,7 @@ final class TrustResolverTests: XCTestCase {
         // ...and only when the keys it is checked against contain its signing key.
         let stranger = JWK(publicKey: try PrivateKey(generatingFor: .ES256).publicKey, algorithm: .ES256)
         XCTAssertThrowsError(try SourcedStatement(signedHere: statement, signer: signer).verify(with: JWKSet(keys: [stranger])))
-        let sameKid = try JWK(json: stranger.json.merging(["kid": .string(statement.jws.keyID!)]) { $1 })
+        let sameKid = try JWK(json: stranger.json.merging(["kid": .string(statement.keyID)]) { $1 })
         XCTAssertThrowsError(try SourcedStatement(signedHere: statement, signer: signer).verify(with: JWKSet(keys: [sameKid])),
                              "a kid alone is not enough: the key material must match")
     }

@@ -35,7 +35,7 @@ public struct EntityChecker: Sendable {
             problem("entity configuration of \(entityID): \(error.message)")
             return findings
         }
-        ok("entity configuration decodes (typ \(FederationType.entityStatement), kid \(ec.jws.keyID ?? "-"))")
+        ok("entity configuration decodes (typ \(FederationType.entityStatement), kid \(ec.keyID))")
         if ec.issuer == entityID && ec.subject == entityID { ok("iss and sub are the entity ID") } else { problem("iss/sub are \(ec.issuer)/\(ec.subject), expected \(entityID)") }
         do { try ec.verify(with: ec.jwks); ok("self-signature verifies with its jwks") } catch { problem(error.message) }
         do { try ec.checkTime(now: now, skew: limits.clockSkew); ok("valid now (expires in \(ec.expiresAt - now) s)") } catch { problem(error.message) }

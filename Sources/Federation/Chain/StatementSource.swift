@@ -37,8 +37,7 @@ public struct SourcedStatement: Sendable {
     /// `EntityStatement.verify(with:)`, short-cut for statements signed here whose signing key is
     /// among `keys` (same `kid` and key material, so the signature would verify by construction).
     func verify(with keys: JWKSet) throws(FederationError) {
-        if let signer, let kid = statement.jws.keyID,
-           keys.keys.contains(where: { $0.kid == kid && $0.hasSameKeyMaterial(as: signer) }) {
+        if let signer, keys.keys.contains(where: { $0.kid == statement.keyID && $0.hasSameKeyMaterial(as: signer) }) {
             return
         }
         try statement.verify(with: keys)

@@ -26,6 +26,8 @@ public final class FederationHost: @unchecked Sendable {
     public let remote: RemoteStatementSource
     /// Parsed and merged metadata policies, shared by every resolve on this host.
     let policyCache = MetadataPolicyCache()
+    /// Entity identifiers the statements signed here have already checked.
+    let checkedIdentifiers = CheckedIdentifiers()
     /// Answers of remote trust mark issuers' status endpoints, kept for a second.
     public let trustMarkStatusChecker: TrustMarkStatusChecker
     let limits: ChainLimits

@@ -13,7 +13,7 @@ struct HostStatementSource: StatementSource {
 
     func entityConfiguration(of entityID: String, deadline: Deadline) throws(FederationError) -> SourcedStatement {
         if host.entity(entityID) != nil {
-            let signed = try host.signedEntityConfiguration(of: entityID)
+            let signed = try host.signedEntityConfiguration(of: entityID, parsed: true)
             return try Self.signedHere(signed) { s in s.jwks }
         }
         return try remote(EntityURL.configuration(of: entityID), deadline: deadline)
@@ -22,7 +22,7 @@ struct HostStatementSource: StatementSource {
     func subordinateStatement(superior: SourcedStatement, subject: String, deadline: Deadline) throws(FederationError) -> SourcedStatement {
         let superiorID = superior.statement.subject
         if host.entity(superiorID) != nil {
-            let signed = try host.signedSubordinateStatement(issuer: superiorID, subject: subject)
+            let signed = try host.signedSubordinateStatement(issuer: superiorID, subject: subject, parsed: true)
             // Signed with the superior's key, which its own (local, trusted) configuration publishes.
             return try Self.signedHere(signed) { _ in superior.isTrusted ? superior.statement.jwks : nil }
         }
@@ -44,7 +44,7 @@ struct HostStatementSource: StatementSource {
     /// the statement is treated like any other and its signature is checked).
     private static func signedHere(_ signed: SignedJWT, signerKeys: (EntityStatement) -> JWKSet?) throws(FederationError) -> SourcedStatement {
         guard let statement = signed.statement else { return SourcedStatement(try EntityStatement.decode(signed.compact)) }
-        let signer = statement.jws.keyID.flatMap { kid in signerKeys(statement)?.key(withID: kid) }
+        let signer = signerKeys(statement)?.key(withID: statement.keyID)
         return SourcedStatement(signedHere: statement, signer: signer)
     }
 }

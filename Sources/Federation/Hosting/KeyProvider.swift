@@ -7,11 +7,15 @@ public struct SigningKey: Sendable {
     public let privateKey: PrivateKey
     public let algorithm: SignatureAlgorithm
     public let kid: String
+    /// The public JWK (with `kid`, `alg` and `use`), when whoever loaded the key already built it:
+    /// exporting the public numbers again costs more than the rest of a key load.
+    public let publicJWK: JWK?
 
-    public init(privateKey: PrivateKey, algorithm: SignatureAlgorithm, kid: String) {
+    public init(privateKey: PrivateKey, algorithm: SignatureAlgorithm, kid: String, publicJWK: JWK? = nil) {
         self.privateKey = privateKey
         self.algorithm = algorithm
         self.kid = kid
+        self.publicJWK = publicJWK
     }
 
     /// Signs a JWT of the given `typ` with this key.

@@ -21,15 +21,35 @@ enum StatementKey: Hashable, Sendable {
 }
 
 /// A JWT this host signed: the compact form (what endpoints serve and chains embed), its `typ`
-/// (the endpoints derive the media type from it), and for entity statements the statement
-/// parsed once when signed, so local chains neither re-parse nor re-verify it.
+/// (the endpoints derive the media type from it), and for entity statements a resolve has used,
+/// the statement built from the signed claims, so local chains neither parse nor verify it.
 struct SignedJWT: Sendable {
     let compact: String
     let type: String
     /// Until when the cache serves this JWT (seconds since 1970).
     let refreshAt: Int64
-    /// Entity statements only; trusted because this process signed it.
-    let statement: EntityStatement?
+    /// Boxed: an `EntityStatement` is some 300 bytes of fields, and held inline it would make
+    /// every slot of the cache that large, also the many without one.
+    private let parsed: ParsedStatement?
+
+    /// Entity statements that chain building asked for; trusted because this process signed it.
+    var statement: EntityStatement? { parsed?.statement }
+
+    init(compact: String, type: String, refreshAt: Int64, statement: EntityStatement? = nil) {
+        self.compact = compact
+        self.type = type
+        self.refreshAt = refreshAt
+        parsed = statement.map(ParsedStatement.init)
+    }
+
+    /// The same JWT without its parsed statement: what the cache keeps of a statement whose
+    /// parsed form only one chain needs.
+    var withoutStatement: SignedJWT { SignedJWT(compact: compact, type: type, refreshAt: refreshAt) }
+
+    private final class ParsedStatement: Sendable {
+        let statement: EntityStatement
+        init(_ statement: EntityStatement) { self.statement = statement }
+    }
 }
 
 /// Signed artifacts keyed by what they answer, kept until shortly before they expire so a hot
@@ -39,8 +59,14 @@ struct SignedJWT: Sendable {
 /// `FederationHost`), so entries are never invalidated one by one.
 final class SignedStatementCache: Sendable {
     static let defaultBudget = 64 << 20
-    /// Rough per-entry overhead besides the JWT: key, slot, index entry, string headers.
-    static let entryOverhead = 256
+    /// Per-entry memory besides the JWT's bytes and the key's: the slot (about 120 bytes) and the
+    /// index bucket (about 64), each with the slack of arrays and tables that grow by doubling,
+    /// and the headers of the heap strings (the JWT and the key's IDs; malloc rounds each up).
+    /// With 256 the cache of a 100,000-leaf federation took about twice its budget in RSS.
+    static let entryOverhead = 448
+    /// Bytes a parsed statement adds per byte of its JWT: its claims tree and the typed fields
+    /// sharing it (keys, metadata). Only statements about superiors keep one (see `statement`).
+    static let parsedFactor = 3
 
     private let entries: ClockCache<StatementKey, SignedJWT>
 
@@ -50,26 +76,61 @@ final class SignedStatementCache: Sendable {
 
     /// Returns the cached JWT for `key` if still fresh at `now`, else builds, stores and returns a
     /// new one. `build` returns the compact JWT (of JWT type `type`) and the time until which it
-    /// may be served.
+    /// may be served. For entity statements use `statement(for:now:parsed:build:parse:)`.
     func value(
         for key: StatementKey, now: Int64, type: String, build: () throws(FederationError) -> (String, Int64)
     ) throws(FederationError) -> SignedJWT {
         if let hit = entries.get(key), hit.refreshAt > now { return hit }
         let (compact, refreshAt) = try build()
-        // Parsed once here, per signature, instead of once per chain that embeds it.
-        let statement = type == FederationType.entityStatement ? try? EntityStatement.decode(compact) : nil
-        let value = SignedJWT(compact: compact, type: type, refreshAt: refreshAt, statement: statement)
+        let value = SignedJWT(compact: Self.exactCopy(compact), type: type, refreshAt: refreshAt)
         entries.set(key, value, cost: Self.cost(of: value, key: key))
         return value
     }
 
-    /// The compact JWT, plus about twice that again for a parsed statement (decoded payload,
-    /// claims tree, keys), plus the key and a fixed overhead.
+    /// An entity statement: the cached one for `key` if still fresh at `now`, else the one `build`
+    /// signs. With `parsed` (chain building) the result carries the parsed statement: `parse`
+    /// builds it from the signed claims, or, for a cached entry kept without one, a full decode
+    /// of the JWT. `keepParsed`: whether the cache keeps the parsed statement too. Statements
+    /// about superiors are in every chain below them and are kept parsed; one about a leaf is
+    /// in that leaf's chains only, and with 100,000 leaves keeping them parsed would multiply
+    /// the cache's memory for answers the resolve cache mostly gives anyway.
+    func statement(
+        for key: StatementKey, now: Int64, parsed: Bool, keepParsed: Bool,
+        build: () throws(FederationError) -> SignedStatementDraft, parse: (SignedStatementDraft) -> EntityStatement?
+    ) throws(FederationError) -> SignedJWT {
+        if let hit = entries.get(key), hit.refreshAt > now {
+            guard parsed && hit.statement == nil else { return hit }
+            let upgraded = SignedJWT(compact: hit.compact, type: hit.type, refreshAt: hit.refreshAt,
+                                     statement: try? EntityStatement.decode(hit.compact))
+            if keepParsed && upgraded.statement != nil { entries.set(key, upgraded, cost: Self.cost(of: upgraded, key: key)) }
+            return upgraded
+        }
+        let built = try build()
+        let draft = SignedStatementDraft(compact: Self.exactCopy(built.compact), keyID: built.keyID, claims: built.claims,
+                                         jwks: built.jwks, refreshAt: built.refreshAt)
+        let value = SignedJWT(compact: draft.compact, type: FederationType.entityStatement, refreshAt: draft.refreshAt,
+                              statement: parsed ? parse(draft) : nil)
+        let kept = keepParsed ? value : value.withoutStatement
+        entries.set(key, kept, cost: Self.cost(of: kept, key: key))
+        return value
+    }
+
+    /// `s` in storage of exactly its size. A signed JWT is built by appending its parts, and a
+    /// string grows by doubling, so one fresh from the signer holds up to twice its length
+    /// (malloc_usable_size: 12,600 bytes for a 6,340-byte resolve response). Copied once when
+    /// cached, the cache's memory is what its budget counts.
+    static func exactCopy(_ s: String) -> String {
+        let count = s.utf8.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            _ = buffer.initialize(fromContentsOf: s.utf8)
+            return count
+        }
+    }
+
+    /// The JWT, its parsed statement if kept, the key and the fixed overhead.
     static func cost(of value: SignedJWT, key: StatementKey) -> Int {
         let jwt = value.compact.utf8.count
-        // Measured with heaptrack at 20,000 subordinate statements: a parsed statement (claims
-        // as a JSON tree, JWS parts, decoded keys) costs about four times its compact JWT.
-        return jwt + (value.statement == nil ? 0 : 4 * jwt) + key.cost + entryOverhead
+        return jwt + (value.statement == nil ? 0 : parsedFactor * jwt) + key.cost + entryOverhead
     }
 
     var count: Int { entries.count }

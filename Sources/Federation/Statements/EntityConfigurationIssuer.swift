@@ -5,15 +5,19 @@ extension FederationHost {
     /// The signed Entity Configuration (section 3.1) of a hosted entity, re-signed only when the
     /// cached one nears expiry.
     public func entityConfiguration(of entityID: String) throws(FederationError) -> String {
-        try signedEntityConfiguration(of: entityID).compact
+        try signedEntityConfiguration(of: entityID, parsed: false).compact
     }
 
-    func signedEntityConfiguration(of entityID: String) throws(FederationError) -> SignedJWT {
+    /// `parsed`: the caller builds chains and needs the parsed statement too.
+    func signedEntityConfiguration(of entityID: String, parsed: Bool = false) throws(FederationError) -> SignedJWT {
         let now = now()
-        return try cache.value(for: .entityConfiguration(entityID), now: now, type: FederationType.entityStatement) { () throws(FederationError) -> (String, Int64) in
+        return try cache.statement(for: .entityConfiguration(entityID), now: now, parsed: parsed, keepParsed: isSuperior(entityID), build: { () throws(FederationError) -> SignedStatementDraft in
             guard let entity = entities[entityID] else { throw .notFound("no entity \(entityID) here") }
-            let claims = try entityConfigurationClaims(entity, now: now)
-            let jwt = try keys.signingKey(for: entityID).sign(claims, type: FederationType.entityStatement)
+            // The signing key first: loading it also loads the key history that `jwks` is
+            // published from, which asked first would be read from the database on its own.
+            let key = try keys.signingKey(for: entityID)
+            let jwks = try keys.publicKeys(for: entity.entityID)
+            let claims = try entityConfigurationClaims(entity, jwks: jwks, now: now)
             // Re-sign before an embedded trust mark expires, so the configuration never carries a stale one.
             var refresh = SignedStatementCache.refreshTime(iat: now, exp: now + entity.lifetime)
             for mark in claims["trust_marks"]?.arrayValue ?? [] {
@@ -21,17 +25,18 @@ extension FederationHost {
                     refresh = min(refresh, SignedStatementCache.refreshTime(iat: now, exp: exp))
                 }
             }
-            return (jwt, refresh)
-        }
+            return try signStatement(claims, with: key, jwks: jwks, refreshAt: refresh)
+        }, parse: parsedStatement)
     }
 
-    func entityConfigurationClaims(_ entity: HostedEntity, now: Int64) throws(FederationError) -> [String: JSONValue] {
+    /// `jwks`: the entity's published keys (`keys.publicKeys(for:)`).
+    func entityConfigurationClaims(_ entity: HostedEntity, jwks: JWKSet, now: Int64) throws(FederationError) -> [String: JSONValue] {
         var claims: [String: JSONValue] = [
             "iss": .string(entity.entityID),
             "sub": .string(entity.entityID),
             "iat": .int(now),
             "exp": .int(now + entity.lifetime),
-            "jwks": try keys.publicKeys(for: entity.entityID).jsonValue,
+            "jwks": jwks.jsonValue,
             "metadata": .object(publishedMetadata(of: entity)),
         ]
         if !entity.isTrustAnchor && !entity.authorityHints.isEmpty {

@@ -36,13 +36,18 @@ struct EntityStatementClaims {
     /// Section 3.1.3: only in Subordinate Statements.
     static let subordinateOnly = ["metadata_policy", "metadata_policy_crit", "constraints", "source_endpoint"]
 
-    init(_ r: JSONReader) throws(JSONReadError) {
+    init(_ r: JSONReader, trusted: Trusted? = nil) throws(JSONReadError) {
+        let checked = trusted?.identifiers
         // Entity Identifiers (section 1.2) are URLs with a host and no query or fragment.
-        issuer = try r.url("iss", .identifier)
-        subject = try r.url("sub", .identifier)
+        issuer = try Self.url(r.field("iss"), .identifier, checked: checked)
+        subject = try Self.url(r.field("sub"), .identifier, checked: checked)
         issuedAt = try r.int("iat")
         expiresAt = try r.int("exp")
-        jwks = try Self.jwkSet(r.field("jwks"))
+        if let keys = trusted?.jwks {
+            jwks = try Self.jwkSet(r.field("jwks"), typed: keys)
+        } else {
+            jwks = try Self.jwkSet(r.field("jwks"))
+        }
 
         let isConfiguration = issuer == subject
         for name in isConfiguration ? Self.subordinateOnly : Self.configurationOnly where r.contains(name) {
@@ -53,8 +58,8 @@ struct EntityStatementClaims {
 
         if let crit = r.optionalField("crit") { try Self.checkCrit(crit, claims: r) }
         if let m = try r.optionalObject("metadata") { metadata = try Self.metadata(m) }
-        authorityHints = try Self.identifiers(r.optionalField("authority_hints")) ?? []
-        trustAnchorHints = try Self.identifiers(r.optionalField("trust_anchor_hints")) ?? []
+        authorityHints = try Self.identifiers(r.optionalField("authority_hints"), checked: checked) ?? []
+        trustAnchorHints = try Self.identifiers(r.optionalField("trust_anchor_hints"), checked: checked) ?? []
 
         // The policy's own structure is checked when a chain is resolved, where a fault is
         // reported as `invalid_metadata` like the other policy errors of section 6.1.
@@ -79,7 +84,7 @@ struct EntityStatementClaims {
             }
             trustMarkOwners = byType
         }
-        sourceEndpoint = try r.optionalURL("source_endpoint")
+        sourceEndpoint = try r.optionalField("source_endpoint").map { f throws(JSONReadError) in try Self.url(f, .httpOrHTTPS, checked: checked) }
     }
 
     /// A JWK Set with at least one key, each with a `kid` unique in the set (section 3.1.1), and
@@ -92,6 +97,18 @@ struct EntityStatementClaims {
             guard kids.insert(kid).inserted else { throw key.invalid("kid \(kid) is not unique in the set") }
         }
         do { return try JWKSet(json: f.value) } catch { throw f.invalid("is not a valid JWK set: \(error)") }
+    }
+
+    /// `jwkSet(_:)` for the keys the key provider gave as a typed set, which the claim was
+    /// serialized from: the same shape rules, without decoding every key again.
+    static func jwkSet(_ f: JSONField, typed keys: JWKSet) throws(JSONReadError) -> JWKSet {
+        guard !keys.keys.isEmpty else { throw f.invalid("keys must not be empty") }
+        var kids: Set<String> = []
+        for key in keys.keys {
+            guard let kid = key.kid, !kid.isEmpty else { throw f.invalid("every key needs a non-empty kid") }
+            guard kids.insert(kid).inserted else { throw f.invalid("kid \(kid) is not unique in the set") }
+        }
+        return keys
     }
 
     /// Section 3.2: each name must be an extension claim (not one this specification defines)
@@ -119,9 +136,22 @@ struct EntityStatementClaims {
     }
 
     /// A non-empty array of Entity Identifiers (`authority_hints`, `trust_anchor_hints`, 3.1.2).
-    static func identifiers(_ f: JSONField?, nonEmpty: Bool = true) throws(JSONReadError) -> [String]? {
+    static func identifiers(_ f: JSONField?, nonEmpty: Bool = true, checked: CheckedIdentifiers? = nil) throws(JSONReadError) -> [String]? {
         guard let f else { return nil }
-        return try f.array(nonEmpty: nonEmpty).map { e throws(JSONReadError) in try e.url(.identifier) }
+        return try f.array(nonEmpty: nonEmpty).map { e throws(JSONReadError) in try url(e, .identifier, checked: checked) }
+    }
+
+    /// `f.url(rule)`, skipped for a string `checked` holds: it passed the Entity Identifier
+    /// rule, which is stricter than every other http(s) rule (no user information, query or
+    /// fragment). A string that passes the identifier rule is added to `checked`.
+    static func url(_ f: JSONField, _ rule: JSONField.URLRule, checked: CheckedIdentifiers?) throws(JSONReadError) -> String {
+        guard let checked else { return try f.url(rule) }
+        if case .string(let s) = f.value, checked.contains(s) { return s }
+        if let s = try? f.url(.identifier) {
+            checked.insert(s)
+            return s
+        }
+        return try f.url(rule)
     }
 
     /// Section 3.1.3: not empty, and only additional operators, which must be understood: this

@@ -5,27 +5,34 @@ extension FederationHost {
     /// The Subordinate Statement a superior issues about one of its subordinates (the `fetch`
     /// endpoint, section 8.1).
     public func subordinateStatement(issuer issuerID: String, subject: String) throws(FederationError) -> String {
-        try signedSubordinateStatement(issuer: issuerID, subject: subject).compact
+        try signedSubordinateStatement(issuer: issuerID, subject: subject, parsed: false).compact
     }
 
     /// The checks run inside the cached build: an entry exists only for a request that passed
-    /// them, and the host they depend on never changes under its cache.
-    func signedSubordinateStatement(issuer issuerID: String, subject: String) throws(FederationError) -> SignedJWT {
+    /// them, and the host they depend on never changes under its cache. `parsed`: the caller
+    /// builds chains and needs the parsed statement too.
+    func signedSubordinateStatement(issuer issuerID: String, subject: String, parsed: Bool = false) throws(FederationError) -> SignedJWT {
         let now = now()
-        return try cache.value(for: .subordinateStatement(issuer: issuerID, subject: subject), now: now, type: FederationType.entityStatement) { () throws(FederationError) -> (String, Int64) in
+        return try cache.statement(for: .subordinateStatement(issuer: issuerID, subject: subject), now: now, parsed: parsed,
+                                   keepParsed: isSuperior(subject), build: { () throws(FederationError) -> SignedStatementDraft in
             guard let issuer = entities[issuerID], isSuperior(issuerID) else { throw .notFound("no superior \(issuerID) here") }
             if subject == issuerID { throw .invalidRequest("sub must not be the issuer itself; its entity configuration is at \(wellKnownFederationPath)") }
             guard let entry = subordinates(of: issuerID)[subject] else { throw .notFound("\(subject) is not a subordinate of \(issuerID)") }
-            let claims = try subordinateStatementClaims(issuer: issuer, entry: entry, now: now)
-            let jwt = try keys.signingKey(for: issuerID).sign(claims, type: FederationType.entityStatement)
-            return (jwt, SignedStatementCache.refreshTime(iat: now, exp: now + issuer.lifetime))
-        }
+            let (claims, jwks) = try subordinateStatementClaims(issuer: issuer, entry: entry, now: now)
+            return try signStatement(claims, with: keys.signingKey(for: issuerID), jwks: jwks,
+                                     refreshAt: SignedStatementCache.refreshTime(iat: now, exp: now + issuer.lifetime))
+        }, parse: parsedStatement)
     }
 
-    func subordinateStatementClaims(issuer: HostedEntity, entry: SubordinateEntry, now: Int64) throws(FederationError) -> [String: JSONValue] {
+    /// The claims, and the subject's keys as a typed set when they come from the key provider
+    /// (a remote subordinate's declared `jwks` is only JSON).
+    func subordinateStatementClaims(issuer: HostedEntity, entry: SubordinateEntry, now: Int64) throws(FederationError) -> ([String: JSONValue], JWKSet?) {
         let jwks: JSONValue
+        var typed: JWKSet?
         if entities[entry.entityID] != nil {
-            jwks = try keys.publicKeys(for: entry.entityID).jsonValue
+            let keys = try keys.publicKeys(for: entry.entityID)
+            typed = keys
+            jwks = keys.jsonValue
         } else if let declared = entry.jwks {
             jwks = declared
         } else {
@@ -44,6 +51,6 @@ extension FederationHost {
         if let c = policy.metadataPolicyCrit, !c.isEmpty { claims["metadata_policy_crit"] = JSONValue(c) }
         if let m = policy.metadata { claims["metadata"] = m }
         if let c = policy.constraints { claims["constraints"] = c }
-        return claims
+        return (claims, typed)
     }
 }
