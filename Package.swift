@@ -49,7 +49,7 @@ let package = Package(
         ]),
         // The OAuth 2.0 authorization server and OpenID4VCI credential issuer (the PID Provider).
         .target(name: "Issuance", dependencies: [
-            "CBOR", "COSE", "CQREncode", "CZlib", "Cryptography", "Federation", "HTTP", "JOSE", "JSON", "MDoc", "SDJWT",
+            "CBOR", "COSE", "CQREncode", "CZlib", "Cryptography", "HTTP", "JOSE", "JSON", "MDoc", "SDJWT",
             "StatusList", "Store", "Support",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Mustache", package: "swift-mustache"),
