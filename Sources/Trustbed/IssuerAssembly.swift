@@ -97,7 +97,7 @@ struct IssuerAssembly {
         try FileManager.default.createDirectory(atPath: keysDirectory, withIntermediateDirectories: true)
         let token = PIDProvider.randomToken()
         do {
-            try KeyFiles.writeExclusive(path, token + "\n")
+            try ExclusiveFile.create(path, token + "\n")
             logger.notice("created the admin token in \(path): \(token)")
             return token
         } catch {

@@ -2,6 +2,7 @@ import Cryptography
 import Federation
 import Foundation
 import JOSE
+import Support
 
 /// The PEM files of one entity: `Keys/<name>/<kid>.pem` (PKCS#8, mode 0600, written once with
 /// O_EXCL and never overwritten) and `Keys/<name>/active`, the kid of the signing key, replaced
@@ -124,29 +125,15 @@ struct KeyFiles {
     private func writeKey(algorithm: SignatureAlgorithm, durable: Bool = true) throws -> SigningKey {
         try Self.ensureDirectory(directory)
         let signing = Self.signingKey(try PrivateKey(generatingFor: algorithm), algorithm: algorithm)
-        try Self.writeExclusive(directory + "/" + signing.kid + ".pem", try signing.privateKey.pemPKCS8(), durable: durable)
+        try ExclusiveFile.create(directory + "/" + signing.kid + ".pem", try signing.privateKey.pemPKCS8(), durable: durable)
         return signing
     }
 
     /// A pointer file under a name no other writer uses, ready to be linked or renamed into place.
     private func writePointer(_ kid: String, durable: Bool = true) throws -> String {
         let tmp = "\(activePointer).\(getpid()).\(UInt32.random(in: 0 ... .max)).tmp"
-        try Self.writeExclusive(tmp, kid + "\n", durable: durable)
+        try ExclusiveFile.create(tmp, kid + "\n", durable: durable)
         return tmp
-    }
-
-    static func writeExclusive(_ path: String, _ text: String, durable: Bool = true) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: path]) }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
-            written += n
-        }
-        guard !durable || fsync(fd) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
     }
 
     /// Makes a new directory entry (a PEM, the pointer) survive a power cut, not only its contents.
