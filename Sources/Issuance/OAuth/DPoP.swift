@@ -138,4 +138,18 @@ extension PIDProvider {
             throw .serverError("the authorization store failed")
         }
     }
+
+    /// Runs the body of an OAuth endpoint: a refused parameter is 400 `invalid_request`
+    /// (RFC 6749 §5.2), an `IssuanceError` stays as it is, anything else is ours (500).
+    func oauthRequest<T>(_ body: () throws -> T) throws(IssuanceError) -> T {
+        do {
+            return try body()
+        } catch let error as ParameterError {
+            throw .invalidRequest(error.description)
+        } catch let error as IssuanceError {
+            throw error
+        } catch {
+            throw .serverError("\(error)")
+        }
+    }
 }

@@ -40,7 +40,7 @@ extension PIDProvider {
     /// `issuer_state` whose offer names the configurations) must say what is asked for.
     public func pushAuthorizationRequest(_ parameters: Parameters, client: ClientIdentity,
                                          dpop: DPoPProof?) throws(IssuanceError) -> (requestURI: String, expiresIn: Int64) {
-        do {
+        try oauthRequest {
             guard let clientID = client.clientID else { throw IssuanceError(.invalidClient, "client_id is required") }
             for name in ["request_uri", "request"] where !parameters.all(name).isEmpty {
                 throw IssuanceError.invalidRequest("\(name) is not allowed in a pushed authorization request")
@@ -107,12 +107,6 @@ extension PIDProvider {
                     createdAt: now, expiresAt: now + configuration.requestURILifetime))
             }
             return (requestURI, configuration.requestURILifetime)
-        } catch let error as ParameterError {
-            throw .invalidRequest(error.description)
-        } catch let error as IssuanceError {
-            throw error
-        } catch {
-            throw .serverError("\(error)")
         }
     }
 

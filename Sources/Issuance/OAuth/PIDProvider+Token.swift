@@ -19,7 +19,7 @@ extension PIDProvider {
             // With a nonce, so the client's next attempt can succeed (RFC 9449 §8).
             throw IssuanceError(.invalidDPoPProof, "a DPoP proof is required", dpopNonce: dpopNonce())
         }
-        do {
+        return try oauthRequest {
             switch try parameters.single("grant_type") {
             case "authorization_code":
                 return try authorizationCodeGrant(parameters, client: client, dpop: dpop)
@@ -28,12 +28,6 @@ extension PIDProvider {
             default:
                 throw IssuanceError(.unsupportedGrantType, "grant_type must be authorization_code or \(Self.preAuthorizedGrantType)")
             }
-        } catch let error as ParameterError {
-            throw .invalidRequest(error.description)
-        } catch let error as IssuanceError {
-            throw error
-        } catch {
-            throw .serverError("\(error)")
         }
     }
 
