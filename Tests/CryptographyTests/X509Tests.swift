@@ -130,6 +130,8 @@ final class X509Tests: XCTestCase {
         XCTAssertFalse(empty.isSigned(by: pki.dsKey.publicKey))
         XCTAssertEqual(try CertificateRevocationList(der: empty.der).der, empty.der)
         XCTAssertTrue(empty.pem().hasPrefix("-----BEGIN X509 CRL-----"))
+        XCTAssertEqual(try CertificateRevocationList(pem: empty.pem()).der, empty.der)
+        XCTAssertThrowsError(try CertificateRevocationList(pem: pki.iaca.pem()), "a certificate is not a CRL")
         XCTAssertNoThrow(try Certificate.verifyChain(leaf: pki.ds, roots: [pki.iaca], at: now, crls: [empty]))
 
         let revoking = try AnnexB.makeCRL(

@@ -31,6 +31,19 @@ public final class CertificateRevocationList: @unchecked Sendable {
         try self.init(adopting: parsed)
     }
 
+    /// The first "X509 CRL" block of a PEM text.
+    public convenience init(pem: String) throws(CertificateError) {
+        let bytes = Array(pem.utf8)
+        guard !bytes.isEmpty, bytes.count < Int(Int32.max) else { throw CertificateError(.invalidEncoding, "empty PEM") }
+        let parsed: OpaquePointer? = bytes.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_X509_CRL(bio, nil, { _, _, _, _ in 0 }, nil)
+        }
+        guard let parsed else { OpenSSLErrors.clear(); throw CertificateError(.invalidEncoding, "no CRL in PEM") }
+        try self.init(adopting: parsed)
+    }
+
     public func pem() -> String {
         guard let bio = BIO_new(BIO_s_mem()) else { return "" }
         defer { BIO_free(bio) }

@@ -66,7 +66,7 @@ extension PIDProvider {
         claims["cnf"] = ["jwk": holderKey.jsonValue]
         claims["status"] = status.claim
         let signer = SDJWTIssuer(key: keys.documentSignerKey, algorithm: .ES256,
-                                 x5c: [Data(keys.documentSigner.der).base64EncodedString()],
+                                 x5c: keys.x5c,
                                  decoysPerDigestArray: Int.random(in: 1...4))
         do {
             return try signer.issue(claims: claims, plan: set.disclosurePlan).serialized

@@ -17,6 +17,9 @@ public struct IssuerKeys: Sendable {
     public let crl: CertificateRevocationList
     public let encryptionKey: PrivateKey
     public let recoverySecret: [UInt8]
+    /// `x5c` of everything this issuer signs: the document signer alone (HAIP: without the
+    /// IACA root), encoded once instead of per credential.
+    public let x5c: [String]
 
     /// The document signer's public JWK, with `kid` = its RFC 7638 thumbprint, for
     /// `/.well-known/jwt-vc-issuer` and signed metadata.
@@ -39,6 +42,7 @@ public struct IssuerKeys: Sendable {
         self.crl = crl
         self.encryptionKey = encryptionKey
         self.recoverySecret = recoverySecret
+        x5c = Certificate.x5c([documentSigner])
     }
 
     /// Reads the issuer's files from `directory`, creating what is missing. A document signer
@@ -90,8 +94,8 @@ public struct IssuerKeys: Sendable {
     }
 }
 
-/// Files of one issuer's key folder: created with O_EXCL and mode 0600, so two processes
-/// starting at once cannot both create (the loser reads the winner's file).
+/// Files of one issuer's key folder, created through `ExclusiveFile` (O_EXCL, mode 0600): when
+/// two processes start at once, the loser reads the winner's file.
 struct IssuerKeyFiles {
     let directory: String
 
@@ -104,7 +108,7 @@ struct IssuerKeyFiles {
         let path = directory + "/" + name
         if let existing = try? String(contentsOfFile: path, encoding: .utf8) { return existing }
         let fresh = try create()
-        if (try? write(path, fresh)) != nil { return fresh }
+        if (try? ExclusiveFile.create(path, fresh)) != nil { return fresh }
         return try String(contentsOfFile: path, encoding: .utf8)
     }
 
@@ -117,10 +121,7 @@ struct IssuerKeyFiles {
     }
 
     func crl(_ name: String, create: () throws -> CertificateRevocationList) throws -> CertificateRevocationList {
-        let pem = try text(name) { try create().pem() }
-        let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
-        guard let der = Data(base64Encoded: body) else { throw IssuanceError.serverError("\(directory)/\(name) is not a PEM CRL") }
-        return try CertificateRevocationList(der: Array(der))
+        try CertificateRevocationList(pem: text(name) { try create().pem() })
     }
 
     /// Replaces a file atomically (write aside, then rename).
@@ -128,21 +129,7 @@ struct IssuerKeyFiles {
         let path = directory + "/" + name
         let aside = path + ".new"
         unlink(aside)
-        try write(aside, text)
+        try ExclusiveFile.create(aside, text)
         guard rename(aside, path) == 0 else { throw IssuanceError.serverError("cannot replace \(path)") }
-    }
-
-    private func write(_ path: String, _ text: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw IssuanceError.serverError("cannot create \(path)") }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw IssuanceError.serverError("cannot write \(path)") }
-            written += n
-        }
-        guard fsync(fd) == 0 else { throw IssuanceError.serverError("cannot sync \(path)") }
     }
 }

@@ -93,7 +93,7 @@ extension PIDProvider {
         claims["exp"] = .int(now + 86_400)
         let header: [String: JSONValue] = [
             "typ": "openidvci-issuer-metadata+jwt",
-            "x5c": .array(Certificate.x5c([keys.documentSigner]).map(JSONValue.string)),
+            "x5c": .array(keys.x5c.map(JSONValue.string)),
         ]
         return try JWS.sign(header: header, payloadBytes: JSONValue.object(claims).bytes, key: keys.documentSignerKey,
                                    algorithm: .ES256)

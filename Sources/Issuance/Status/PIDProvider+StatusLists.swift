@@ -99,7 +99,7 @@ extension PIDProvider {
                                     timeToLive: Self.statusListTimeToLive, list: list)
         do {
             return try token.sign(key: keys.documentSignerKey, algorithm: .ES256, keyID: nil,
-                                  x5c: Certificate.x5c([keys.documentSigner]))
+                                  x5c: keys.x5c)
         } catch {
             throw .serverError("cannot sign the status list: \(error)")
         }
