@@ -144,7 +144,7 @@ public final class TrustbedServer: Sendable {
         while stopping.wait(timeout: .now() + configuration.reloadInterval) == .timedOut {
             reloadIfChanged()
             if Date() >= nextPurge {
-                purgeExpiredStatements()
+                purgeExpired()
                 nextPurge = Date(timeIntervalSinceNow: configuration.purgeInterval)
             }
         }
@@ -153,7 +153,7 @@ public final class TrustbedServer: Sendable {
     /// Drops remote statements past their `exp` from the database cache, which would otherwise
     /// grow with every entity ever resolved, and the issuers' expired offers, codes, tokens and
     /// nonces; a lookup never returns them anyway.
-    public func purgeExpiredStatements() {
+    public func purgeExpired() {
         do {
             let removed = try StatementCacheRepository(database: database).purge(now: clock.now())
             if removed > 0 { logger.debug("purged \(removed) expired cached statements") }

@@ -45,6 +45,19 @@ enum OfferTestProvider {
 }
 
 final class OfferTests: XCTestCase {
+    func testHousekeepingDeletesOnlyExpiredRows() throws {
+        let clock = ManualClock(OfferTestProvider.start)
+        let provider = try OfferTestProvider.make(clock: clock)
+        _ = try provider.createOffer(personaID: "erika", credentialConfigurationIDs: ["urn:eudi:pid:1"], grant: .preAuthorizedCode,
+                                     txCode: false)
+        let nonce = try provider.issueCNonce()
+        XCTAssertEqual(try provider.purgeExpired(), 0, "nothing has expired yet")
+        clock.advance(601)
+        XCTAssertEqual(try provider.purgeExpired(), 2, "the offer (600 s) and the c_nonce (300 s) are gone")
+        XCTAssertEqual(try provider.database.query("SELECT count(*) AS n FROM issuance_offers").first?.int("n"), 0)
+        XCTAssertFalse(try provider.consumeCNonce(nonce))
+    }
+
     func testPreAuthorizedOfferJSONShape() throws {
         let provider = try OfferTestProvider.make()
         let offer = try provider.createOffer(personaID: "erika", credentialConfigurationIDs: ["urn:eudi:pid:1"],

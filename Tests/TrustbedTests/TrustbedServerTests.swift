@@ -27,7 +27,7 @@ final class TrustbedServerTests: XCTestCase {
         let cache = StatementCacheRepository(database: try Database(path: path))
         try cache.put(url: "https://old.example/.well-known/openid-federation", body: "a.b.c", expiresAt: 999_999, fetchedAt: 900_000)
         try cache.put(url: "https://new.example/.well-known/openid-federation", body: "d.e.f", expiresAt: 1_000_500, fetchedAt: 900_000)
-        server.purgeExpiredStatements()
+        server.purgeExpired()
         // Read past expiry too: only a purge, not the lookup's own expiry check, removes a row.
         XCTAssertEqual(try cache.purge(now: 2_000_000), 1, "the fresh row must survive the purge and the expired one must be gone")
     }
