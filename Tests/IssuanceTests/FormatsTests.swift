@@ -7,6 +7,7 @@ import JSON
 import Logging
 import MDoc
 import SDJWT
+import StatusList
 import Store
 import Support
 import TestSupport
@@ -46,7 +47,7 @@ enum FormatsTestProvider {
 }
 
 final class FormatsTests: XCTestCase {
-    let status = StatusReference(uri: "https://issuer.example/pid-provider/status/1", index: 4711)
+    let status = StatusReference(index: 4711, uri: "https://issuer.example/pid-provider/status/1")
 
     override class func tearDown() {
         try? FileManager.default.removeItem(atPath: FormatsTestProvider.keysDirectory)

@@ -1,5 +1,6 @@
 import JOSE
 import JSON
+import StatusList
 import Store
 
 extension PIDProvider {
@@ -101,7 +102,7 @@ extension PIDProvider {
             for (key, record) in zip(holderKeys, records) {
                 let credential = try issueCredential(
                     persona: persona, configuration: credentialConfiguration, holderKey: key,
-                    status: StatusReference(uri: record.statusURI, index: record.statusIndex), issuedAt: now, expiresAt: expiresAt)
+                    status: StatusReference(index: record.statusIndex, uri: record.statusURI), issuedAt: now, expiresAt: expiresAt)
                 credentials.append(["credential": .string(credential)])
             }
         } catch {

@@ -3,25 +3,6 @@ import JSON
 import SDJWT
 import Support
 
-/// Formats/: where a credential's status list entry is.
-///
-/// The `StatusList` target has a type of the same shape and name (`StatusReference(index:uri:)`);
-/// inside this module this one wins, but a file importing both `Issuance` and `StatusList` must
-/// qualify it (`Issuance.StatusReference`). It cannot be a typealias of that one: the `StatusList`
-/// module also holds a struct named `StatusList`, so `StatusList.StatusReference` does not parse
-/// as module-qualified.
-public struct StatusReference: Sendable, Equatable {
-    public let uri: String
-    public let index: Int
-    public init(uri: String, index: Int) {
-        self.uri = uri
-        self.index = index
-    }
-
-    /// The Referenced Token's `status` claim (Token Status List §6.1).
-    var claim: JSONValue { ["status_list": ["idx": .int(Int64(index)), "uri": .string(uri)]] }
-}
-
 /// The claims of one PID issuance in the PID Rulebook's SD-JWT VC naming (ARF Annex 3.01 §4.1):
 /// the persona's own claims plus what the issuer adds at issuance time (administrative dates,
 /// issuing authority and country, age claims computed from `birthdate`, the recovery code and,

@@ -6,6 +6,7 @@ import JOSE
 import JSON
 import MDoc
 import SDJWT
+import StatusList
 import Support
 
 extension PIDProvider {

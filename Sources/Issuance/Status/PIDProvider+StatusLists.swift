@@ -51,7 +51,7 @@ extension PIDProvider {
                 let index = try StatusList.allocateIndex(size: list.size, used: [])
                 if !taken.contains(index), try !records.isTaken(statusURI: list.uri, index: index) {
                     taken.insert(index)
-                    chosen.append(StatusReference(uri: list.uri, index: index))
+                    chosen.append(StatusReference(index: index, uri: list.uri))
                     break
                 }
                 collisions += 1
