@@ -19,11 +19,30 @@ public final class PublicKey: @unchecked Sendable {
         }
     }
 
+    private init(pkey: OpaquePointer, kind: KeyKind, components: PublicKeyComponents) {
+        self.pkey = pkey
+        self.kind = kind
+        self.components = components
+    }
+
     deinit { EVP_PKEY_free(pkey) }
 
     /// Rejects points off the curve, wrong-length coordinates and unsupported curves.
     public convenience init(components: PublicKeyComponents) throws(CryptoError) {
-        try self.init(adopting: try KeyComponentsImport.pkey(from: components))
+        let pkey = try KeyComponentsImport.pkey(from: components)
+        switch components {
+        // The import checked the curve and the coordinates' exact length, so the numbers given
+        // are already the canonical ones: exporting them again cost 2% of the PID Provider's CPU
+        // (every proof and DPoP key arrives as a JWK).
+        case .ec(let curveName, _, _):
+            guard let curve = EllipticCurve(joseName: curveName) else { EVP_PKEY_free(pkey); throw .invalidKey("unsupported curve") }
+            self.init(pkey: pkey, kind: .ec(curve), components: components)
+        case .okp:
+            self.init(pkey: pkey, kind: .ed25519, components: components)
+        // RSA numbers may arrive with leading zeros; the export gives the minimal form.
+        case .rsa:
+            try self.init(adopting: pkey)
+        }
     }
 
     /// SubjectPublicKeyInfo PEM ("-----BEGIN PUBLIC KEY-----").

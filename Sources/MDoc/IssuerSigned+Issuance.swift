@@ -75,7 +75,7 @@ extension IssuerSigned {
             var digests: [UInt64: [UInt8]] = [:]
             for (element, digestID) in zip(elements, digestIDs) {
                 let item = IssuerSignedItemBytes(IssuerSignedItem(
-                    digestID: digestID, random: SecureRandom.bytes(randomLength),
+                    digestID: digestID, random: generator.bytes(randomLength),
                     elementIdentifier: element.identifier, elementValue: element.value))
                 items.append(item)
                 digests[digestID] = item.digest(.sha256)
@@ -98,10 +98,16 @@ extension IssuerSigned {
     }
 }
 
-/// Uniform random numbers from OpenSSL's CSPRNG, for the digestID permutation: the system
-/// generator would do as well, but one source of randomness is easier to audit.
+/// Uniform random numbers from OpenSSL's CSPRNG, for the digestID permutation and the items'
+/// `random` values: the system generator would do as well, but one source of randomness is
+/// easier to audit. Drawn through one buffer: a RAND_bytes call per number was the largest
+/// fixed cost of an mdoc after the signature.
 struct SecureRandomGenerator: RandomNumberGenerator {
+    private var buffer = SecureRandom.Buffer()
+
     mutating func next() -> UInt64 {
-        SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) }
+        buffer.next(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
+
+    mutating func bytes(_ count: Int) -> [UInt8] { buffer.next(count) }
 }

@@ -79,7 +79,7 @@ public struct Disclosure: Hashable, Sendable {
 
     /// A digest over random bytes, indistinguishable from a real one (RFC 9901 §4.2.5), so
     /// the count of `_sd` entries does not reveal how many claims there are.
-    public static func decoyDigest(_ algorithm: DigestAlgorithm = .sha256) -> String {
-        Base64URL.encode(algorithm.hash(SecureRandom.bytes(32)))
+    public static func decoyDigest(_ algorithm: DigestAlgorithm = .sha256, random: [UInt8] = SecureRandom.bytes(32)) -> String {
+        Base64URL.encode(algorithm.hash(random))
     }
 }

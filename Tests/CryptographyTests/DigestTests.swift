@@ -21,6 +21,21 @@ final class DigestTests: XCTestCase {
         XCTAssertNotEqual(a, b)
     }
 
+    /// Every value handed out is fresh: no byte is given twice, across refills and for requests
+    /// larger than a chunk.
+    func testSecureRandomBufferHandsOutEachByteOnce() {
+        var buffer = SecureRandom.Buffer(chunk: 48)
+        var seen = Set<[UInt8]>()
+        for _ in 0..<100 { XCTAssertTrue(seen.insert(buffer.next(16)).inserted) }
+        XCTAssertEqual(buffer.next(100).count, 100)
+        XCTAssertNotEqual(buffer.next(16), buffer.next(16))
+    }
+
+    func testSHA384AndSHA512() {
+        XCTAssertEqual(hex(Digest.sha384(Array("abc".utf8))).prefix(16), "cb00753f45a35e8b")
+        XCTAssertEqual(hex(Digest.sha512(Array("abc".utf8))).prefix(16), "ddaf35a193617aba")
+    }
+
     private func hex(_ bytes: [UInt8]) -> String {
         bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }

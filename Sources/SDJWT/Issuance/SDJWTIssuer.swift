@@ -1,6 +1,7 @@
 import Cryptography
 import JOSE
 import JSON
+import Support
 
 /// Issues SD-JWTs (RFC 9901 §4) with the SD-JWT VC header (`typ: dc+sd-jwt`,
 /// draft-ietf-oauth-sd-jwt-vc §3.2.1). Stateless and immutable: one instance per issuer key.
@@ -38,7 +39,9 @@ public struct SDJWTIssuer: Sendable {
             throw .invalidPlan("claim name \"\(name)\" is reserved")
         }
         var disclosures: [Disclosure] = []
-        guard case .object(var payload) = try apply(plan, to: .object(claims), path: "", disclosures: &disclosures) else {
+        var random = SecureRandom.Buffer()
+        guard case .object(var payload) = try apply(plan, to: .object(claims), path: "", disclosures: &disclosures,
+                                                    random: &random) else {
             throw .invalidPlan("claims must be an object")
         }
         payload["_sd_alg"] = .string(DigestAlgorithm.sha256.rawValue)
@@ -55,8 +58,9 @@ public struct SDJWTIssuer: Sendable {
 
     /// Applies `plan` to `value` depth first, appending every disclosure made. Inner parts are
     /// processed before the outer value is hidden, so an outer disclosure carries inner digests.
+    /// Salts and decoys come from `random`: 128-bit salts (RFC 9901 §9.3), 256-bit decoy inputs.
     private func apply(_ plan: DisclosurePlan, to value: JSONValue, path: String,
-                       disclosures: inout [Disclosure]) throws(SDJWTError) -> JSONValue {
+                       disclosures: inout [Disclosure], random: inout SecureRandom.Buffer) throws(SDJWTError) -> JSONValue {
         switch plan {
         case .plain:
             return value
@@ -66,9 +70,10 @@ public struct SDJWTIssuer: Sendable {
             for (name, rule) in rules.sorted(by: { $0.key < $1.key }) {
                 guard let member = object[name] else { continue }  // plans may name optional claims
                 guard !DisclosurePlan.reservedNames.contains(name) else { throw .invalidPlan("claim name \"\(name)\" is reserved") }
-                let inner = try apply(rule.content, to: member, path: path.isEmpty ? name : "\(path).\(name)", disclosures: &disclosures)
+                let inner = try apply(rule.content, to: member, path: path.isEmpty ? name : "\(path).\(name)", disclosures: &disclosures,
+                                      random: &random)
                 if rule.disclosable {
-                    let disclosure = Disclosure(name: name, value: inner)
+                    let disclosure = Disclosure(salt: Base64URL.encode(random.next(16)), name: name, value: inner)
                     disclosures.append(disclosure)
                     digests.append(disclosure.digest())
                     object[name] = nil
@@ -77,7 +82,7 @@ public struct SDJWTIssuer: Sendable {
                 }
             }
             if !digests.isEmpty {
-                for _ in 0..<decoysPerDigestArray { digests.append(Disclosure.decoyDigest()) }
+                for _ in 0..<decoysPerDigestArray { digests.append(Disclosure.decoyDigest(random: random.next(32))) }
                 // Sorted so the order reveals nothing about the claims' original order (§4.2.4.1).
                 object["_sd"] = JSONValue(digests.sorted())
             }
@@ -87,9 +92,10 @@ public struct SDJWTIssuer: Sendable {
             var out: [JSONValue] = []
             out.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                let inner = try apply(rule.content, to: element, path: "\(path)[\(index)]", disclosures: &disclosures)
+                let inner = try apply(rule.content, to: element, path: "\(path)[\(index)]", disclosures: &disclosures,
+                                      random: &random)
                 if rule.disclosable {
-                    let disclosure = Disclosure(name: nil, value: inner)
+                    let disclosure = Disclosure(salt: Base64URL.encode(random.next(16)), name: nil, value: inner)
                     disclosures.append(disclosure)
                     out.append(["...": .string(disclosure.digest())])
                 } else {
