@@ -33,8 +33,10 @@ final class WALCheckpointer: @unchecked Sendable {
     private let pausingWriter: @Sendable (() -> Void) -> Void
     private let path: String
     private let queue = DispatchQueue(label: "trustbed.store.checkpoint", qos: .utility)
-    /// Whether a checkpoint is queued and not yet started, so a burst of commits queues one.
-    private let scheduled = Atomic<Bool>(false)
+    /// WAL size at which the next background checkpoint is queued: one per `background` new
+    /// pages, not one per commit once the WAL is past the first threshold (each checkpoint has
+    /// a fixed cost: two fsyncs and an index of the frames to copy).
+    private let nextCheckpointAt: Atomic<Int32>
     /// Opened on the queue at the first checkpoint, closed by `close`; touched only on `queue`.
     private var connection: OpaquePointer?
     private var closed = false
@@ -43,6 +45,7 @@ final class WALCheckpointer: @unchecked Sendable {
         self.path = path
         self.limits = limits
         self.pausingWriter = pausingWriter
+        nextCheckpointAt = Atomic(limits.background)
     }
 
     /// Takes over checkpointing for `writer`: turns its automatic checkpoint off and has every
@@ -63,13 +66,17 @@ final class WALCheckpointer: @unchecked Sendable {
             sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             return
         }
-        guard pages >= limits.background,
-              scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-        else { return }
-        queue.async { [self] in
-            scheduled.store(false, ordering: .releasing)
-            checkpoint()
+        let mark = nextCheckpointAt.load(ordering: .acquiring)
+        if pages + limits.background < mark {
+            // The WAL was rewound: count from its start again.
+            nextCheckpointAt.store(limits.background, ordering: .releasing)
+            return
         }
+        guard pages >= mark,
+              nextCheckpointAt.compareExchange(expected: mark, desired: pages + limits.background,
+                                               ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        queue.async { [self] in checkpoint() }
     }
 
     /// PASSIVE: copies what no reader still needs and never blocks the writer.
