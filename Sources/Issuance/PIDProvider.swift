@@ -36,6 +36,8 @@ public final class PIDProvider: Sendable {
     public let walletProviderTrust: WalletProviderTrust?
     /// `Authorization: Bearer <adminToken>` opens the admin API.
     public let adminToken: String
+    /// The MAC key of stateless `DPoP-Nonce`s, derived once (see `dpopNonce()`).
+    let dpopNonceKey: [UInt8]
 
     public init(issuer: String, entityName: String, configuration: IssuerConfiguration, keys: IssuerKeys, database: Database,
                 clock: Clock, logger: Logger, trustAnchors: [String], attestationRoots: [Certificate],
@@ -52,6 +54,7 @@ public final class PIDProvider: Sendable {
         self.attestationRoots = attestationRoots
         self.walletProviderTrust = walletProviderTrust
         self.adminToken = adminToken
+        dpopNonceKey = Self.dpopNonceKey(issuer: issuer, recoverySecret: keys.recoverySecret)
     }
 
     /// A fresh unguessable value (codes, tokens, nonces, ids): 32 random bytes, base64url.
