@@ -8,6 +8,7 @@ extension CBORValue {
     /// a map with duplicate keys is not valid CBOR (§5.6), so it is never written.
     public func encoded() -> [UInt8] {
         var out: [UInt8] = []
+        out.reserveCapacity(64)
         encode(into: &out)
         return out
     }
@@ -26,9 +27,14 @@ extension CBORValue {
             Self.writeHead(4, UInt64(a.count), into: &out)
             for v in a { v.encode(into: &out) }
         case .map(let entries):
-            let sorted = Self.sortedEncodedEntries(entries)
-            Self.writeHead(5, UInt64(sorted.count), into: &out)
-            for (key, value) in sorted { out += key; out += value }
+            let order = Self.canonicalOrder(entries)
+            Self.writeHead(5, UInt64(order.count), into: &out)
+            // Values are written in place: encoding each into its own array first copied every
+            // nested map once per level (an mdoc's MSO nests four deep).
+            for (key, index) in order {
+                out += key
+                entries[index].value.encode(into: &out)
+            }
         case .tagged(let tag, let v):
             Self.writeHead(6, tag, into: &out)
             v.encode(into: &out)
@@ -57,13 +63,17 @@ extension CBORValue {
         for shift in stride(from: (bytes - 1) * 8, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
     }
 
-    /// Entries as (key bytes, value bytes), sorted by key bytes; equal encoded keys keep the
-    /// last value.
-    private static func sortedEncodedEntries(_ entries: [CBORMapEntry]) -> [([UInt8], [UInt8])] {
-        var byKey: [[UInt8]: [UInt8]] = [:]
-        byKey.reserveCapacity(entries.count)
-        for entry in entries { byKey[entry.key.encoded()] = entry.value.encoded() }
-        return byKey.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+    /// The encoded keys with the index of the entry whose value goes with them, sorted by key
+    /// bytes; of equal encoded keys only the last entry stays.
+    private static func canonicalOrder(_ entries: [CBORMapEntry]) -> [(key: [UInt8], index: Int)] {
+        var keyed = entries.indices.map { (key: entries[$0].key.encoded(), index: $0) }
+        keyed.sort { $0.key == $1.key ? $0.index < $1.index : $0.key.lexicographicallyPrecedes($1.key) }
+        var order: [(key: [UInt8], index: Int)] = []
+        order.reserveCapacity(keyed.count)
+        for entry in keyed {
+            if let last = order.last, last.key == entry.key { order[order.count - 1] = entry } else { order.append(entry) }
+        }
+        return order
     }
 }
 
