@@ -260,8 +260,14 @@ def make_pki():
 
 
 class MockIssuer:
-    def __init__(self, *, require_dpop: bool = False, deferred: bool = False, encrypt: bool = False, status_value: int = 0):
+    def __init__(self, *, require_dpop: bool = False, deferred: bool = False, encrypt: bool = False, status_value: int = 0,
+                 http11: bool = False, chunked: bool = False, drop_after: int | None = None, close_delimited: bool = False):
+        """http11: keep-alive connections (the default HTTP/1.0 closes each after one response);
+        chunked: bodies in two chunks with a chunk extension; drop_after: close a keep-alive
+        connection after that many responses without saying so (as servers do with idle ones);
+        close_delimited: HTTP/1.0 bodies without Content-Length, ended by closing the connection."""
         self.require_dpop, self.deferred, self.encrypt, self.status_value = require_dpop, deferred, encrypt, status_value
+        self.chunked, self.drop_after, self.close_delimited, self.connections = chunked, drop_after, close_delimited, 0
         self.iaca, self.ds, ds_key = make_pki()
         self.ds_jwk = ECKey.import_key(ds_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                                             serialization.NoEncryption()))
@@ -270,7 +276,7 @@ class MockIssuer:
         self.codes, self.tokens, self.nonces, self.transactions = {}, {}, set(), {}
         self.dpop_nonces, self.notifications, self.offers, self.requests = set(), [], {}, []
         self.lock = threading.Lock()
-        handler = type("Handler", (MockHandler,), {"mock": self})
+        handler = type("Handler", (MockHandler,), {"mock": self, "protocol_version": "HTTP/1.1" if http11 else "HTTP/1.0"})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.issuer = self.base + "/mock"
@@ -410,6 +416,12 @@ class MockHandler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def setup(self):
+        super().setup()
+        self.served = 0
+        with self.mock.lock:
+            self.mock.connections += 1
+
     def send(self, status: int, body=None, *, content_type: str = "application/json", headers: dict | None = None):
         data = b"" if body is None else (body.encode() if isinstance(body, str) else json.dumps(body).encode())
         self.send_response(status)
@@ -418,9 +430,22 @@ class MockHandler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-store")
         for k, v in (headers or {}).items():
             self.send_header(k, v)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        if self.mock.chunked and status not in (204, 304):
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            half = len(data) // 2
+            for part in (data[:half], data[half:]):
+                if part:
+                    self.wfile.write(b"%x;part=1\r\n" % len(part) + part + b"\r\n")
+            self.wfile.write(b"0\r\nX-Trailer: ignored\r\n\r\n")
+        else:
+            if not self.mock.close_delimited:
+                self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        self.served += 1
+        if self.mock.drop_after and self.served >= self.mock.drop_after:
+            self.close_connection = True
 
     def new_dpop_nonce(self) -> str:
         nonce = secrets.token_urlsafe(8)
@@ -621,7 +646,46 @@ def test_mock_issuer_bench(mock_issuer, trustbed_bin, extra):
     for step in ("offer", "token", "nonce", "credential"):
         assert report["steps"][step]["count"] == 30 and report["steps"][step]["p99_ms"] >= report["steps"][step]["p50_ms"] > 0
 
+    # HTTP/1.0: one connection per exchange (4 per flow, plus the metadata), each closed by the server.
+    if not extra:
+        assert m.connections >= 4 * 30, m.connections
+
     # A wrong admin token: every flow fails at the offer step, grouped as one kind, exit status 1.
     p = run_cli("wallet", "bench", "--issuer", m.issuer, "--admin-token", "wrong", "--count", "5", "--json", timeout=TIMEOUT)
     assert p.returncode == 1
     assert json.loads(p.stdout)["errors"] == {"offer: HTTP 401 invalid_token": 5}, p.stdout
+
+
+@pytest.mark.parametrize("options", [{"http11": True, "chunked": True}, {"http11": True, "drop_after": 3},
+                                     {"http11": True, "chunked": True, "drop_after": 5}, {"close_delimited": True}])
+def test_mock_issuer_bench_over_keep_alive(mock_issuer, trustbed_bin, options):
+    """The bench's lean HTTP/1.1 client (PlainHTTPConnection): connections are kept alive and
+    reused, chunked bodies (with extensions and trailers) are decoded, a connection the server
+    closed without saying so is replaced and the request sent again, with no flow lost, and an
+    HTTP/1.0 body without Content-Length is read to the end of its connection."""
+    m = mock_issuer(**options)
+    p = run_cli("wallet", "bench", "--issuer", m.issuer, "--admin-token", "admin-secret", "--persona", "zoe", "--concurrency", "3",
+                "--count", "30", "--verify-every", "10", "--dpop", "--json", timeout=TIMEOUT)
+    assert p.returncode == 0, f"bench exited {p.returncode}: {p.stderr[-2000:]}\n{p.stdout[-2000:]}"
+    report = json.loads(p.stdout)
+    assert report["errors"] == {}, report["errors"]
+    assert report["flows"] == 30 and report["credentials"] == 30 and report["verified_samples"] == 3, report
+    exchanges = len(m.requests)
+    if "close_delimited" in options:
+        assert m.connections == exchanges, (m.connections, exchanges)
+    elif "drop_after" in options:
+        # Every drop_after-th response ends its connection; each one is replaced once.
+        assert m.connections >= exchanges // options["drop_after"], (m.connections, exchanges)
+    else:
+        # One connection for the metadata and one per thread, whatever the number of exchanges.
+        assert m.connections <= 4 < exchanges, (m.connections, exchanges)
+
+
+def test_mock_issuer_bench_with_curl(mock_issuer, trustbed_bin):
+    """--curl sends the bench's requests through libcurl, as `wallet receive` does."""
+    m = mock_issuer(http11=True, chunked=True)
+    p = run_cli("wallet", "bench", "--issuer", m.issuer, "--admin-token", "admin-secret", "--persona", "zoe", "--concurrency", "2",
+                "--count", "10", "--curl", "--json", timeout=TIMEOUT)
+    assert p.returncode == 0, f"bench exited {p.returncode}: {p.stderr[-2000:]}\n{p.stdout[-2000:]}"
+    report = json.loads(p.stdout)
+    assert report["errors"] == {} and report["flows"] == 10, report

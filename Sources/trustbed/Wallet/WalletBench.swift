@@ -4,8 +4,8 @@ import JSON
 import Support
 
 /// `trustbed wallet bench`: the native load client (issue 7 item 16). Each iteration is the whole
-/// pre-authorized flow: admin offer → token → nonce → credential. C threads, each with one
-/// keep-alive libcurl handle and its own DPoP key; holder keys come from a pool generated up
+/// pre-authorized flow: admin offer → token → nonce → credential. C threads, each with its own
+/// keep-alive connection (PlainHTTPConnection for http://, libcurl for https) and DPoP key; holder keys come from a pool generated up
 /// front so key generation does not load the client.
 struct WalletBench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,6 +22,9 @@ struct WalletBench: ParsableCommand {
     @Option(help: "Iterations in all (ignored with --duration).") var count = 1000
     @Option(help: "Run for this many seconds instead of --count iterations.") var duration: Double?
     @Option(name: .customLong("verify-every"), help: "Verify one credential in this many (0: never).") var verifyEvery = 1000
+    @Flag(help: ArgumentHelp("Send every request through libcurl, as `wallet receive` does.",
+                             discussion: "By default http:// issuers get the lean keep-alive client (PlainHTTPConnection), which leaves more of the machine's CPU to the issuer; https always uses libcurl."))
+    var curl = false
     @Flag(help: "Print the report as JSON.") var json = false
     @Option(help: ArgumentHelp("Append \"<status list uri> <idx>\" of every SD-JWT VC received to this file.",
                                discussion: "The benchmark's kill -9 check compares it with the issuer's records after a restart."))
@@ -47,7 +50,7 @@ struct WalletBench: ParsableCommand {
             throw WalletError.usage("pass --admin-token or set TRUSTBED_ADMIN_TOKEN")
         }
         let issuerURL = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
-        let http = try WalletHTTP()
+        let http = try WalletHTTP(plainConnections: !curl)
         let metadata = try IssuerMetadata.fetch(issuerURL, http: http)
         let server = metadata.authorizationServers.first ?? metadata.credentialIssuer
         let context = IssuerContext(issuer: metadata, authorizationServer: try AuthorizationServerMetadata.fetch(server, http: http))
@@ -66,6 +69,7 @@ struct WalletBench: ParsableCommand {
         walletLog("generating \(poolSize) holder keys...")
         let pool = try (0..<poolSize).map { _ in try HolderKey() }
         let run = BenchRun(context: context, configuration: chosen, adminToken: token, persona: persona, dpop: dpop, batch: batch,
+                           plainConnections: !curl,
                            keys: pool, limit: duration == nil ? count : Int.max, verifyEvery: verifyEvery,
                            acknowledged: try acknowledged.map(AcknowledgementLog.init(path:)))
         walletLog("running \(chosen.id) (\(chosen.format)) on \(concurrency) threads\(dpop ? " with DPoP" : "")"
@@ -150,6 +154,7 @@ final class BenchRun: @unchecked Sendable {
     let persona: String
     let dpop: Bool
     let batch: Int
+    let plainConnections: Bool
     let keys: [HolderKey]
     let limit: Int
     let verifyEvery: Int
@@ -158,13 +163,14 @@ final class BenchRun: @unchecked Sendable {
     let totals = Locked(Totals())
 
     init(context: IssuerContext, configuration: IssuerMetadata.Configuration, adminToken: String, persona: String, dpop: Bool,
-         batch: Int, keys: [HolderKey], limit: Int, verifyEvery: Int, acknowledged: AcknowledgementLog?) {
+         batch: Int, plainConnections: Bool, keys: [HolderKey], limit: Int, verifyEvery: Int, acknowledged: AcknowledgementLog?) {
         self.context = context
         self.configuration = configuration
         self.adminToken = adminToken
         self.persona = persona
         self.dpop = dpop
         self.batch = batch
+        self.plainConnections = plainConnections
         self.keys = keys
         self.limit = limit
         self.verifyEvery = verifyEvery
@@ -185,7 +191,7 @@ final class BenchRun: @unchecked Sendable {
         var local = Totals()
         defer { totals.withLock { merge(local, into: &$0) } }
         let http: WalletHTTP
-        do { http = try WalletHTTP() } catch { local.errors["setup: \(error)", default: 0] += 1; return }
+        do { http = try WalletHTTP(plainConnections: plainConnections) } catch { local.errors["setup: \(error)", default: 0] += 1; return }
         let verifier = CredentialVerifier(http: http, trustAnchors: nil)
         // One session per thread: it keeps the servers' DPoP nonces from flow to flow, as one
         // busy wallet backend would (RFC 9449 does not bind a nonce to a key), so the
@@ -196,24 +202,25 @@ final class BenchRun: @unchecked Sendable {
             return
         }
         let offers = context.issuer.credentialIssuer + "/admin/offers"
-        let request: JSONValue = [
+        // The same request every time, so its bytes and headers are built once.
+        let request = JSONValue.object([
             "persona": .string(persona), "credential_configuration_ids": JSONValue([configuration.id]),
             "grant": "pre-authorized_code", "tx_code": false,
-        ]
+        ]).bytes
+        let offerHeaders = ["Content-Type: application/json", "Accept: application/json", "Authorization: Bearer \(adminToken)"]
         while let iteration = claim(deadline: deadline) {
             var step = Step.offer
             do {
                 var started = DispatchTime.now()
-                let reply = try http.postJSON(offers, request, headers: ["Authorization: Bearer \(adminToken)"])
-                guard reply.status == 201, let offerJSON = reply.json?["credential_offer"] else {
+                let reply = try http.send("POST", offers, headers: offerHeaders, body: request)
+                guard reply.status == 201, let offer = reply.json?["credential_offer"] else {
                     throw WalletError.server(step: "admin offers", status: reply.status, body: reply.text)
                 }
-                let offer = try CredentialOffer(json: offerJSON)
-                guard let pre = offer.preAuthorized else { throw WalletError.malformed("the offer has no pre-authorized code") }
+                let code = try Self.preAuthorizedCode(in: offer, issuer: context.issuer.credentialIssuer, configuration: configuration.id)
                 local.record(.offer, since: &started)
 
                 step = .token
-                let token = try session.preAuthorizedToken(code: pre.code, txCode: nil)
+                let token = try session.preAuthorizedToken(code: code, txCode: nil)
                 local.record(.token, since: &started)
 
                 step = .nonce
@@ -239,6 +246,25 @@ final class BenchRun: @unchecked Sendable {
                 local.errors["\(step.rawValue): \(error)", default: 0] += 1
             }
         }
+    }
+
+    /// The pre-authorized code of an offer the admin API just made, which must name exactly this
+    /// issuer and configuration and ask for no tx_code. Stricter than CredentialOffer(json:) for
+    /// this case and lighter: its URL-shape check of credential_issuer cost 30,000 instructions a
+    /// flow, more than this whole function.
+    static func preAuthorizedCode(in offer: JSONValue, issuer: String, configuration: String) throws -> String {
+        guard offer["credential_issuer"]?.stringValue == issuer else {
+            throw WalletError.malformed("the offer names credential_issuer \(offer["credential_issuer"]?.serialized() ?? "(none)"), not \(issuer)")
+        }
+        guard let ids = offer["credential_configuration_ids"]?.arrayValue, ids.count == 1, ids[0].stringValue == configuration else {
+            throw WalletError.malformed("the offer's credential_configuration_ids are not [\"\(configuration)\"]")
+        }
+        guard let grant = offer["grants"]?[CredentialOffer.preAuthorizedGrant]?.objectValue,
+              let code = grant["pre-authorized_code"]?.stringValue, !code.isEmpty else {
+            throw WalletError.malformed("the offer has no pre-authorized code")
+        }
+        guard grant["tx_code"] == nil else { throw WalletError.malformed("the offer asks for a tx_code although none was requested") }
+        return code
     }
 
     /// Groups errors by step and OAuth error code, not by their (unique) descriptions.

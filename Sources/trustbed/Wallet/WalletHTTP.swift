@@ -6,7 +6,10 @@ import Support
 /// The wallet's HTTP client: one libcurl easy handle reused for every exchange, so its
 /// connection cache keeps connections alive across requests (the load client gives each thread
 /// its own session). Redirects are never followed: the authorization response arrives as a
-/// redirect the wallet must read, not fetch. Not thread-safe; one session per thread.
+/// redirect the wallet must read, not fetch. With `plainConnections` (the load client), plain
+/// `http://` exchanges go over PlainHTTPConnection instead, a keep-alive socket per origin that
+/// costs a fraction of libcurl's CPU; https stays with libcurl. Not thread-safe; one session per
+/// thread.
 final class WalletHTTP {
     struct Reply {
         let status: Int
@@ -36,13 +39,17 @@ final class WalletHTTP {
     private let curl: UnsafeMutableRawPointer
     let timeoutSeconds: Int
     let maximumBytes: Int
+    let plainConnections: Bool
+    /// By authority (host:port as the URL spells it).
+    private var connections: [String: PlainHTTPConnection] = [:]
 
-    init(timeoutSeconds: Int = 30, maximumBytes: Int = 16 * 1024 * 1024) throws {
+    init(timeoutSeconds: Int = 30, maximumBytes: Int = 16 * 1024 * 1024, plainConnections: Bool = false) throws {
         _ = Self.initializeOnce
         guard let curl = curl_easy_init() else { throw WalletError.transport("libcurl could not start a transfer") }
         self.curl = curl
         self.timeoutSeconds = timeoutSeconds
         self.maximumBytes = maximumBytes
+        self.plainConnections = plainConnections
     }
 
     deinit { curl_easy_cleanup(curl) }
@@ -63,6 +70,23 @@ final class WalletHTTP {
 
     /// One exchange. `body` nil sends none (a POST without a body still says Content-Length: 0).
     func send(_ method: String, _ url: String, headers: [String] = [], body: [UInt8]? = nil) throws -> Reply {
+        if plainConnections, let parts = PlainURL(url) {
+            let connection: PlainHTTPConnection
+            if let known = connections[parts.authority] {
+                connection = known
+            } else {
+                connection = PlainHTTPConnection(host: parts.host, port: parts.port, authority: parts.authority,
+                                                 timeoutSeconds: timeoutSeconds, maximumBytes: maximumBytes,
+                                                 interesting: Self.interestingHeaders)
+                connections[parts.authority] = connection
+            }
+            let response = try connection.exchange(method: method, target: parts.target, headers: headers, body: body)
+            return Reply(status: response.status, body: response.body, headers: response.headers)
+        }
+        return try sendWithCurl(method, url, headers: headers, body: body)
+    }
+
+    private func sendWithCurl(_ method: String, _ url: String, headers: [String], body: [UInt8]?) throws -> Reply {
         // Reset clears the options of the previous request but keeps the connection cache.
         curl_easy_reset(curl)
         var list: UnsafeMutablePointer<curl_slist>?
@@ -115,6 +139,59 @@ final class WalletHTTP {
             }
         }
         return Reply(status: trustbed_curl_response_code(curl), body: sink.bytes, headers: found)
+    }
+}
+
+/// An `http://` URL split for PlainHTTPConnection; nil for anything else (https, user info),
+/// which then goes through libcurl.
+struct PlainURL: Equatable {
+    let host: String
+    let port: String
+    /// host[:port] as written, the Host header's value and the connection's key.
+    let authority: String
+    /// Path and query (RFC 9112 §3.2.1 origin-form), without the fragment.
+    let target: String
+
+    init(host: String, port: String, authority: String, target: String) {
+        self.host = host
+        self.port = port
+        self.authority = authority
+        self.target = target
+    }
+
+    /// Works on the UTF-8 bytes: Character-based String searching cost 30,000 instructions a URL.
+    init?(_ url: String) {
+        var url = url
+        guard let parsed = url.withUTF8({ Self.split($0) }) else { return nil }
+        self = parsed
+    }
+
+    private static func split(_ u: UnsafeBufferPointer<UInt8>) -> PlainURL? {
+        let scheme = "http://".utf8
+        guard u.count > scheme.count, zip(u, scheme).allSatisfy({ $0 == $1 }) else { return nil }
+        let start = scheme.count
+        let end = u[start...].firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? u.count  // / ? #
+        let fragment = u[end...].firstIndex(of: 0x23) ?? u.count
+        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: u[range]), as: UTF8.self) }
+        guard end > start, !u[start..<end].contains(0x40) else { return nil }  // no user info
+        var target = text(end..<fragment)
+        if target.isEmpty || u[end] == 0x3F { target = "/" + target }
+        let host: Range<Int>, port: Range<Int>?
+        if u[start] == 0x5B {  // [IPv6 literal]
+            guard let close = u[start..<end].firstIndex(of: 0x5D) else { return nil }
+            host = start..<(close + 1)
+            guard close + 1 == end || u[close + 1] == 0x3A else { return nil }
+            port = close + 1 == end ? nil : (close + 2)..<end
+        } else if let colon = u[start..<end].lastIndex(of: 0x3A) {
+            host = start..<colon
+            port = (colon + 1)..<end
+        } else {
+            host = start..<end
+            port = nil
+        }
+        let portText = port.map(text) ?? "80"
+        guard !host.isEmpty, UInt16(portText) != nil else { return nil }
+        return PlainURL(host: text(host), port: portText, authority: text(start..<end), target: target)
     }
 }
 

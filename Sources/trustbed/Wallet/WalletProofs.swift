@@ -43,7 +43,9 @@ enum WalletProofs {
     }
 
     static func htu(_ url: String) -> String {
-        let cut = url.firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex
+        // On the UTF-8 view: a Character search costs the load client tens of thousands of
+        // instructions per proof. "?" and "#" are ASCII, so the cut is a character boundary.
+        guard let cut = url.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return url }
         return String(url[..<cut])
     }
 
