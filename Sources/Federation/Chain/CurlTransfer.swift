@@ -15,20 +15,10 @@ enum CurlTransfer {
     /// libcurl's global set-up is not thread-safe; it runs once, before the first fetcher exists.
     static let initializeOnce: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
-    /// The body collected so far, cut off at `limit`: the write callback refuses the piece that
-    /// would pass it, which aborts the transfer at once (the body never sits whole in memory).
-    private final class Sink {
-        var bytes: [UInt8] = []
-        let limit: Int
-        var overflowed = false
-        init(limit: Int) { self.limit = limit }
-    }
-
     static func perform(_ url: String, form: [(name: String, value: String)]?, seconds: Double, maxBytes: Int) -> Outcome {
         guard let curl = curl_easy_init() else { return .failed("libcurl could not start a transfer") }
         defer { curl_easy_cleanup(curl) }
-        let sink = Sink(limit: maxBytes)
-        let context = Unmanaged.passUnretained(sink).toOpaque()
+        let sink = CurlBodySink(limit: maxBytes)
         let millis = max(1, Int(seconds * 1000))
         var headers: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headers) }
@@ -43,14 +33,7 @@ enum CurlTransfer {
         ok = ok && trustbed_curl_set_long(curl, CURLOPT_CONNECTTIMEOUT_MS, millis) == CURLE_OK
         ok = ok && trustbed_curl_set_long(curl, CURLOPT_MAXFILESIZE_LARGE, maxBytes) == CURLE_OK
         ok = ok && trustbed_curl_set_string(curl, CURLOPT_USERAGENT, "trustbed") == CURLE_OK
-        ok = ok && trustbed_curl_set_write(curl, { data, size, count, context in
-            guard let data, let context else { return 0 }
-            let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
-            let n = size * count
-            guard sink.bytes.count + n <= sink.limit else { sink.overflowed = true; return 0 }
-            data.withMemoryRebound(to: UInt8.self, capacity: n) { sink.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
-            return n
-        }, context) == CURLE_OK
+        ok = ok && sink.install(on: curl)
         if form != nil {
             headers = curl_slist_append(headers, "Content-Type: application/x-www-form-urlencoded")
             ok = ok && trustbed_curl_set_pointer(curl, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers)) == CURLE_OK

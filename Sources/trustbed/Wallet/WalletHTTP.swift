@@ -1,4 +1,5 @@
 import CCurl
+import Federation
 import Foundation
 import JSON
 import Support
@@ -23,13 +24,6 @@ final class WalletHTTP {
         var contentType: String {
             (header("content-type") ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         }
-    }
-
-    private final class Sink {
-        var bytes: [UInt8] = []
-        var limit: Int
-        var overflowed = false
-        init(limit: Int) { self.limit = limit }
     }
 
     private static let initializeOnce: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
@@ -93,7 +87,7 @@ final class WalletHTTP {
         defer { curl_slist_free_all(list) }
         // libcurl adds "Expect: 100-continue" to larger POSTs, which costs a round trip.
         for header in headers + ["Expect:"] { list = curl_slist_append(list, header) }
-        let sink = Sink(limit: maximumBytes)
+        let sink = CurlBodySink(limit: maximumBytes)
         var ok = trustbed_curl_set_string(curl, CURLOPT_URL, url) == CURLE_OK
         ok = ok && trustbed_curl_set_long(curl, CURLOPT_NOSIGNAL, 1) == CURLE_OK
         ok = ok && trustbed_curl_set_string(curl, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK
@@ -117,14 +111,7 @@ final class WalletHTTP {
                 }
             } == CURLE_OK
         }
-        ok = ok && trustbed_curl_set_write(curl, { data, size, count, context in
-            guard let data, let context else { return 0 }
-            let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
-            let n = size * count
-            guard sink.bytes.count + n <= sink.limit else { sink.overflowed = true; return 0 }
-            data.withMemoryRebound(to: UInt8.self, capacity: n) { sink.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
-            return n
-        }, Unmanaged.passUnretained(sink).toOpaque()) == CURLE_OK
+        ok = ok && sink.install(on: curl)
         guard ok else { throw WalletError.transport("libcurl refused an option for \(url)") }
         let code = withExtendedLifetime(sink) { curl_easy_perform(curl) }
         if sink.overflowed { throw WalletError.transport("\(method) \(url): response larger than \(maximumBytes) bytes") }
