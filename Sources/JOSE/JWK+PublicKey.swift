@@ -5,8 +5,15 @@ import JSON
 extension JWK {
     /// The JWK for a public key; kid is its RFC 7638 thumbprint.
     public init(publicKey: PublicKey, algorithm: SignatureAlgorithm? = nil, use: String? = "sig") {
+        self.init(components: publicKey.components, algorithm: algorithm, use: use)
+    }
+
+    /// The JWK for public numbers a key (possibly a private one) already gave, without building
+    /// an OpenSSL public key: a large federation loads a leaf's private key to sign its entity
+    /// configuration and needs only these numbers for its `jwks` (see `PrivateKey.publicKey`).
+    public init(components: PublicKeyComponents, algorithm: SignatureAlgorithm? = nil, use: String? = "sig") {
         var json: [String: JSONValue]
-        switch publicKey.components {
+        switch components {
         case .ec(let curve, let x, let y):
             json = ["kty": "EC", "crv": .string(curve), "x": .string(Base64URL.encode(x)), "y": .string(Base64URL.encode(y))]
         case .okp(let curve, let x):

@@ -93,7 +93,7 @@ struct KeyFiles {
             throw CocoaError(errno == ENOENT ? .fileReadNoSuchFile : .fileReadUnknown, userInfo: [NSFilePathErrorKey: path])
         }
         let key = try PrivateKey(pem: String(decoding: bytes, as: UTF8.self))
-        guard let alg = EntityFile.signingAlgorithms.first(where: key.publicKey.fits) else {
+        guard let alg = EntityFile.signingAlgorithms.first(where: key.fits) else {
             throw EntityFileError(file: path, field: nil, "holds a key of a type no signing algorithm fits")
         }
         return Self.signingKey(key, algorithm: alg)
@@ -101,7 +101,7 @@ struct KeyFiles {
 
     /// The kid is the thumbprint of the public JWK, which is built once here and kept with the key.
     static func signingKey(_ key: PrivateKey, algorithm: SignatureAlgorithm) -> SigningKey {
-        let jwk = JWK(publicKey: key.publicKey, algorithm: algorithm)
+        let jwk = JWK(components: key.publicComponents, algorithm: algorithm)
         return SigningKey(privateKey: key, algorithm: algorithm, kid: jwk.kid ?? jwk.thumbprint(), publicJWK: jwk)
     }
 

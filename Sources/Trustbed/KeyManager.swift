@@ -207,7 +207,7 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
         var records = try history.keys(entity: e.name)
         let now = clock.now()
         // A changed `signing_alg` means a new key of the right type; the old one becomes historical.
-        if !signing.privateKey.publicKey.fits(e.algorithm) {
+        if !signing.privateKey.fits(e.algorithm) {
             let old = signing
             signing = try files.create(algorithm: e.algorithm)
             remember(signing, of: e.name)
@@ -244,6 +244,6 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
 
     static func publicJWK(_ key: SigningKey) -> JWK {
         if let jwk = key.publicJWK, jwk.algorithm == key.algorithm.rawValue { return jwk }
-        return JWK(publicKey: key.privateKey.publicKey, algorithm: key.algorithm)
+        return JWK(components: key.privateKey.publicComponents, algorithm: key.algorithm)
     }
 }

@@ -27,6 +27,37 @@ final class SignedStatementCacheTests: XCTestCase {
         XCTAssertLessThanOrEqual(cache.bytes, 1000)
     }
 
+    /// A burst of one-off entries (cold resolves) followed by entries that will be used (a sweep
+    /// of subordinate statements): the burst is evicted first, oldest first, and every later
+    /// entry stays while the budget holds them (a CLOCK over a swap-removed array evicted the
+    /// newest entries as often as the stale ones).
+    func testClockCacheEvictsTheOldestUnusedEntriesFirst() {
+        let cache = ClockCache<Int, Int>(budget: 1000, shards: 1)
+        for i in 0..<10 { cache.set(i, i, cost: 100) }
+        for i in 10..<20 {
+            cache.set(i, i, cost: 100)
+            XCTAssertNil(cache.get(i - 10), "the oldest unused entry goes first")
+        }
+        XCTAssertEqual((10..<20).map { cache.get($0) }, Array(10..<20), "every newer entry is still there")
+        // All of 10..<20 were just visited: the hand clears their bits and then takes the oldest.
+        for i in 20..<25 { cache.set(i, i, cost: 100) }
+        // Visited entries get a second chance; the hand moves on to the next unvisited one.
+        _ = cache.get(15)
+        _ = cache.get(16)
+        for i in 25..<28 { cache.set(i, i, cost: 100) }
+        XCTAssertEqual((10..<28).filter { cache.get($0) != nil }, [15, 16] + Array(20..<28), "visited entries survive a pass")
+        XCTAssertEqual(cache.count, 10)
+        XCTAssertEqual(cache.bytes, 1000)
+        // Removals in the middle keep the list consistent. Then a flood of one-off entries: the
+        // entries used before it (all six left were just visited) outlive it, and the flood
+        // evicts itself oldest first, the newest staying.
+        for i in stride(from: 10, to: 25, by: 2) { cache.remove(i) }
+        XCTAssertEqual(cache.count, 6)
+        for i in 100..<300 { cache.set(i, i, cost: 100); XCTAssertLessThanOrEqual(cache.bytes, 1000) }
+        XCTAssertEqual((0..<300).filter { cache.get($0) != nil }, [15, 21, 23, 25, 26, 27, 296, 297, 298, 299])
+        XCTAssertEqual(cache.count, 10)
+    }
+
     func testSignedStatementCacheEvictsUnderItsByteBudget() throws {
         let cache = SignedStatementCache(budget: 64 * 1024)
         let jwt = String(repeating: "a", count: 1000)

@@ -30,6 +30,34 @@ final class KeyFilesTests: XCTestCase {
         XCTAssertThrowsError(try files.load(kid: "missing"))
     }
 
+    /// The JWK built from the private key's own numbers (no public EVP_PKEY) is the one the
+    /// public key gives, for every algorithm an entity may sign with, also after a PEM round
+    /// trip; the public key, built on first use, agrees with it.
+    func testPublicJWKFromThePrivateKeyMatchesThePublicKey() throws {
+        for alg in EntityFile.signingAlgorithms {
+            let generated = try PrivateKey(generatingFor: alg)
+            let loaded = try PrivateKey(pem: try generated.pemPKCS8())
+            for key in [generated, loaded] {
+                let jwk = JWK(components: key.publicComponents, algorithm: alg)
+                XCTAssertEqual(jwk, JWK(publicKey: key.publicKey, algorithm: alg), "\(alg)")
+                XCTAssertEqual(key.publicKey.components, key.publicComponents, "\(alg)")
+                XCTAssertTrue(key.fits(alg))
+                XCTAssertEqual(jwk.kid, jwk.thumbprint())
+                // The JWK verifies what the key signs.
+                let signature = try key.sign(Array("data".utf8), algorithm: alg)
+                XCTAssertTrue(try jwk.publicKey().verify(signature: signature, data: Array("data".utf8), algorithm: alg), "\(alg)")
+            }
+            XCTAssertEqual(generated.publicComponents, loaded.publicComponents)
+        }
+    }
+
+    /// The public key is built once, also when many threads ask for it first together.
+    func testPublicKeyIsBuiltOnceUnderConcurrentFirstUse() throws {
+        let key = try PrivateKey(generatingFor: .ES256)
+        let seen = EntityDirectory.parallelMap(64) { _ in ObjectIdentifier(key.publicKey) }
+        XCTAssertEqual(Set(seen).count, 1)
+    }
+
     func testActivePointerIsReadWithoutSurroundingWhitespace() throws {
         let files = KeyFiles(root: root, name: "e")
         XCTAssertNil(files.activeKid())

@@ -11,8 +11,11 @@ extension FederationHost {
     /// The checks run inside the cached build: an entry exists only for a request that passed
     /// them, and the host they depend on never changes under its cache. `parsed`: the caller
     /// builds chains and needs the parsed statement too.
-    func signedSubordinateStatement(issuer issuerID: String, subject: String, parsed: Bool = false) throws(FederationError) -> SignedJWT {
+    func signedSubordinateStatement(issuer issuerID: String, subject requested: String, parsed: Bool = false) throws(FederationError) -> SignedJWT {
         let now = now()
+        // A hosted subject's ID as the host holds it: the cache key then shares that string's
+        // storage instead of keeping the request's copy (about 70 bytes for each of 100,000 leaves).
+        let subject = entities[requested]?.entityID ?? requested
         return try cache.statement(for: .subordinateStatement(issuer: issuerID, subject: subject), now: now, parsed: parsed,
                                    keepParsed: isSuperior(subject), build: { () throws(FederationError) -> SignedStatementDraft in
             guard let issuer = entities[issuerID], isSuperior(issuerID) else { throw .notFound("no superior \(issuerID) here") }
