@@ -151,7 +151,23 @@ private struct Parser {
     mutating func parseString() throws(JSONParseError) -> String {
         let start = i
         i += 1
-        var out: [UInt8] = []
+        // Most strings hold no escape: find the first quote, backslash or control byte eight bytes
+        // at a time, and when it is the closing quote make the String from the bytes in one go,
+        // validating the UTF-8 once. Only a backslash takes the copying path below.
+        let contentStart = i
+        let (end, ascii) = bytes.withUnsafeBufferPointer { Self.firstSpecial(in: $0, from: contentStart) }
+        i = end
+        if i < bytes.count, bytes[i] == UInt8(ascii: "\"") {
+            // ASCII needs no validation; String(validating:) is generic and costs a metadata lookup.
+            let s = bytes.withUnsafeBufferPointer {
+                ascii ? String(decoding: UnsafeBufferPointer(rebasing: $0[contentStart..<end]), as: UTF8.self)
+                    : String(validating: UnsafeBufferPointer(rebasing: $0[contentStart..<end]), as: UTF8.self)
+            }
+            guard let s else { throw .invalidString(offset: start) }
+            i += 1
+            return s
+        }
+        var out = Array(bytes[contentStart..<i])
         while true {
             guard i < bytes.count else { throw .unexpectedEnd }
             let b = bytes[i]
@@ -193,6 +209,31 @@ private struct Parser {
         // match the bytes that were signed.
         guard let s = String(validating: out, as: UTF8.self) else { throw .invalidString(offset: start) }
         return s
+    }
+
+    /// The index of the first `"`, `\\` or byte below 0x20 at or after `from` (or the end), and
+    /// whether every byte before it is ASCII.
+    static func firstSpecial(in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> (index: Int, ascii: Bool) {
+        var j = from
+        var seen: UInt64 = 0
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        // A word holds a special byte when some byte is below 0x20, or is zero after the XOR with
+        // the quote or the backslash: the classic SWAR tests, exact for the word as a whole.
+        while j + 8 <= buffer.count {
+            let w = UnsafeRawPointer(buffer.baseAddress! + j).loadUnaligned(as: UInt64.self)
+            let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+            let below = (w &- ones &* 0x20) & ~w, isQuote = (quote &- ones) & ~quote, isBackslash = (backslash &- ones) & ~backslash
+            if (below | isQuote | isBackslash) & highs != 0 { break }
+            seen |= w
+            j += 8
+        }
+        while j < buffer.count {
+            let b = buffer[j]
+            if b == 0x22 || b == 0x5C || b < 0x20 { break }
+            seen |= UInt64(b)
+            j += 1
+        }
+        return (j, seen & highs == 0)
     }
 
     mutating func hex4() throws(JSONParseError) -> UInt32 {

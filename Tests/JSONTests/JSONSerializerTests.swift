@@ -33,3 +33,34 @@ final class JSONStringEscapeTests: XCTestCase {
         return out + [0x22]
     }
 }
+
+/// The parser finds the end of a string eight bytes at a time and builds escape-free strings in
+/// one go; quotes, backslashes, control bytes and bad UTF-8 must be caught wherever they fall.
+final class JSONStringParseTests: XCTestCase {
+    func testStringsAtEveryOffsetParseLikeFoundation() throws {
+        let pieces = ["a", "ä", "€", "😀", "\\\"", "\\\\", "\\n", "\\u00e4", "\\ud83d\\ude00", "/", "\u{7F}"]
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<40 {
+            for _ in 0..<20 {
+                let text = "[\"" + (0..<length).map { _ in pieces.randomElement(using: &generator)! }.joined() + "\"]"
+                let expected = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String]
+                XCTAssertEqual(try JSONValue.parse(text), .array([.string(expected![0])]), text)
+            }
+        }
+    }
+
+    func testBadBytesInAStringAreRefusedAtEveryOffset() {
+        for prefix in 0..<20 {
+            let plain = Array(repeating: UInt8(ascii: "x"), count: prefix)
+            for bad: [UInt8] in [[0x0A], [0x00], [0x1F], [0xFF], [0xC3], [0xED, 0xA0, 0x80], [0x5C, 0x78]] {
+                for suffix in [0, 9] {
+                    let bytes = [0x22] + plain + bad + Array(repeating: UInt8(ascii: "y"), count: suffix) + [0x22]
+                    XCTAssertThrowsError(try JSONValue.parse(bytes), "\(bytes)")
+                }
+            }
+            // Unterminated, in the fast scan and after an escape.
+            XCTAssertThrowsError(try JSONValue.parse([0x22] + plain))
+            XCTAssertThrowsError(try JSONValue.parse([0x22] + plain + [0x5C, 0x6E]))
+        }
+    }
+}
