@@ -17,7 +17,9 @@
 # BENCH_ENTITIES leaves `leaf-N` under `int-(N mod 100)`), fresh Keys. Measured: seconds from exec
 # to the first 200 of the TA's entity configuration (first start, then until the server has
 # created every key in the background; then a restart with the keys present); idle CPU over 10 s;
-# `fetch` for random subjects as a share of the hot entity configuration in the same round;
+# `fetch` for random subjects as a share of the hot entity configuration in the same round (both
+# requested through scale.lua, so wrk spends the same per request on each side: a Lua request
+# and no Lua response handler, which on the fetch side alone had cost wrk more than the server);
 # cold resolves/s (each leaf resolved once); VmRSS after a sweep that fetched every leaf's
 # subordinate statement once.
 # Random leaves are fetched twice: before the sweep, when most requests are a leaf's first and
@@ -164,15 +166,13 @@ idle=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", 100 * (b - 
 row "idle CPU over 10 s (% of a core)" "$idle" "-" "-"
 
 # --- (c) fetch for random subjects vs the hot entity configuration --------------------------
-hot="$base/ta/.well-known/openid-federation"
 lua=Tests/bench/scale.lua
 run() { # run OUTFILE WRK-ARGS...
     local f=$1; shift
     timeout $((secs + 60)) wrk -t2 -c32 -d"${secs}s" --latency "$@" >"$f" 2>&1 || true
 }
 for what in hot fetch-int fetch-leaf; do  # warm-up
-    case $what in hot) timeout 30 wrk -t2 -c32 -d1s "$hot" >/dev/null 2>&1 || true ;;
-        *) timeout 30 wrk -t2 -c32 -d1s "$base" -s "$lua" -- "$what" "$leaves" "$base" "$ints" 2 >/dev/null 2>&1 || true ;; esac
+    timeout 30 wrk -t2 -c32 -d1s "$base" -s "$lua" -- "$what" "$leaves" "$base" "$ints" 2 >/dev/null 2>&1 || true
 done
 declare -A ratios rpss errs
 for r in $(seq 1 "$rounds"); do
@@ -180,7 +180,7 @@ for r in $(seq 1 "$rounds"); do
     [ $((r % 2)) -eq 0 ] && order="fetch-leaf fetch-int hot"
     for what in $order; do
         f="$out/wrk-scale-$what-$r.txt"
-        case $what in hot) run "$f" "$hot" ;; *) run "$f" "$base" -s "$lua" -- "$what" "$leaves" "$base" "$ints" 2 ;; esac
+        run "$f" "$base" -s "$lua" -- "$what" "$leaves" "$base" "$ints" 2
         rpss[$what]+=" $(wrk_rps "$f")"
         errs[$what]=$(( ${errs[$what]:-0} + $(wrk_errors "$f") ))
     done
@@ -239,7 +239,7 @@ for r in $(seq 1 "$rounds"); do
     [ $((r % 2)) -eq 0 ] && order="fetch-leaf hot"
     for what in $order; do
         f="$out/wrk-scale-steady-$what-$r.txt"
-        case $what in hot) run "$f" "$hot" ;; *) run "$f" "$base" -s "$lua" -- fetch-leaf "$leaves" "$base" "$ints" 2 ;; esac
+        run "$f" "$base" -s "$lua" -- "$what" "$leaves" "$base" "$ints" 2
         steady_errs=$((steady_errs + $(wrk_errors "$f")))
     done
     h=$(wrk_rps "$out/wrk-scale-steady-hot-$r.txt")
