@@ -27,8 +27,9 @@
 # sweep time measure too), and after it, when every statement has been signed once and is served
 # until it nears expiry, as on a server that has run for a while. Only the second isolates what
 # the goal is about: that routing and serving cost does not grow with the number of entities.
-# Slow host: a Python server answering after 5 s is a remote subordinate of the TA; while 32
-# resolves wait on it, wrk measures /health p99, compared with /health p99 at rest.
+# Slow host: a Python server answering after 5 s holds remote subordinates of the TA; while 32
+# resolves wait on it, wrk measures /health p99, compared with /health p99 at rest, in SLOW_ROUNDS
+# (3) rounds of fresh subjects; the factor is the median of the rounds.
 set -euo pipefail
 export LC_ALL=C
 
@@ -44,6 +45,7 @@ slow_port=${SLOW_PORT:-18083}
 ints=100
 slow_count=32
 slow_delay=5
+slow_rounds=${SLOW_ROUNDS:-3}
 start_limit=${SCALE_START_LIMIT:-300}
 cache_mb=${SCALE_CACHE_MB:-}
 cache_args=()
@@ -52,7 +54,7 @@ base="http://127.0.0.1:$port"
 
 die() { echo "scale: $*" >&2; exit 1; }
 . Tests/bench/lib.sh
-case "$leaves$secs$rounds$cache_mb" in *[!0-9]*) die "BENCH_ENTITIES, BENCH_SECONDS, SCALE_ROUNDS and SCALE_CACHE_MB must be whole numbers" ;; esac
+case "$leaves$secs$rounds$cache_mb$slow_rounds" in *[!0-9]*) die "BENCH_ENTITIES, BENCH_SECONDS, SCALE_ROUNDS, SCALE_CACHE_MB and SLOW_ROUNDS must be whole numbers" ;; esac
 [ "$leaves" -ge "$ints" ] || die "BENCH_ENTITIES must be at least $ints"
 for tool in wrk curl python3; do command -v "$tool" >/dev/null || die "$tool not found"; done
 [ -x "$bin" ] || die "no executable at $bin"
@@ -87,10 +89,10 @@ rss_mib() { awk '$1 == "VmRSS:" { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }' || true; }
 
 # --- generate ------------------------------------------------------------------------------
-echo "scale scenario: 1 TA, $ints intermediates, $leaves leaves (+ $slow_count remote subordinates on a slow host)"
+echo "scale scenario: 1 TA, $ints intermediates, $leaves leaves (+ $((slow_count * slow_rounds)) remote subordinates on a slow host)"
 t=$(now)
 python3 Tests/bench/gen_entities.py "$tmp/state/Entities" "$leaves" --intermediates "$ints" \
-    --remote-base "http://127.0.0.1:$slow_port" --remote-count "$slow_count"
+    --remote-base "http://127.0.0.1:$slow_port" --remote-count "$((slow_count * slow_rounds))"
 echo "  generated $((leaves + ints + 1)) entity files in $(since "$t") s"
 mkdir -p "$tmp/state/Keys"
 
@@ -262,53 +264,64 @@ row "  as a share of the hot EC" "${ratio:--}" ">=0.7" "$result"
 row "RSS after these fetches (MiB)" "$(rss_mib "$server_pid")" "-" "-"
 
 # --- slow host ---------------------------------------------------------------------------------
+# SLOW_ROUNDS rounds, each: /health at rest, then /health while slow_count fresh resolves wait
+# (subjects not asked before, so none is answered from the remembered failures). A p99 under a
+# saturating closed-loop load is mostly the scheduler's: one round moved by 2-3x between runs
+# with the server idle in both (callgrind: the same instructions per /health request with and
+# without 32 resolves waiting), so the factor is the median over the rounds. The busy run starts
+# once the curl processes that ask are running (they are the benchmark's, not the server's).
 echo
-echo "slow host: $slow_count resolves for subjects on a host that answers after ${slow_delay} s"
+echo "slow host: $slow_count resolves for subjects on a host that answers after ${slow_delay} s, $slow_rounds rounds"
 python3 Tests/bench/slow_host.py "$slow_port" "$slow_delay" >"$tmp/slow_host.log" 2>&1 &
 pids+=("$!")
 for _ in $(seq 1 50); do curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$slow_port/" && break; sleep 0.1; done
 health="$base/health"
-idle_f="$out/wrk-slow-health-idle.txt"
 # Let the sweep's aftermath (freed memory, the access of 100,000 entries) settle first: the
 # at-rest p99 is the baseline the busy one is judged against.
 sleep 5
-timeout 60 wrk -t1 -c4 -d"${secs}s" --latency "$health" >"$idle_f" 2>&1 || true
-mkdir -p "$tmp/resolves"
-t=$(now)
-for k in $(seq 0 $((slow_count - 1))); do
-    curl -s -o "$tmp/resolves/$k.body" -w '%{http_code} %{time_total}\n' --max-time 30 \
-        "$base/ta/resolve?sub=http://127.0.0.1:$slow_port/slow-$k&trust_anchor=$base/ta" >"$tmp/resolves/$k.status" 2>/dev/null &
-    pids+=("$!")
+idle_p99s="" busy_p99s="" factors="" idle_rpss="" busy_rpss="" still=0 json_errors=0 slowest=0 codes=""
+for r in $(seq 1 "$slow_rounds"); do
+    idle_f="$out/wrk-slow-health-idle-$r.txt"
+    busy_f="$out/wrk-slow-health-busy-$r.txt"
+    timeout 60 wrk -t1 -c4 -d4s --latency "$health" >"$idle_f" 2>&1 || true
+    mkdir -p "$tmp/resolves-$r"
+    for k in $(seq 0 $((slow_count - 1))); do
+        curl -s -o "$tmp/resolves-$r/$k.body" -w '%{http_code} %{time_total}\n' --max-time 30 \
+            "$base/ta/resolve?sub=http://127.0.0.1:$slow_port/slow-$(( (r - 1) * slow_count + k ))&trust_anchor=$base/ta" \
+            >"$tmp/resolves-$r/$k.status" 2>/dev/null &
+        pids+=("$!")
+    done
+    sleep 1
+    timeout 60 wrk -t1 -c4 -d4s --latency --timeout 10s "$health" >"$busy_f" 2>&1 || true
+    for k in $(seq 0 $((slow_count - 1))); do [ -s "$tmp/resolves-$r/$k.status" ] || still=$((still + 1)); done
+    wait_until=$(( $(date +%s) + 40 ))
+    while [ "$(find "$tmp/resolves-$r" -name '*.status' -size +0 | wc -l)" -lt "$slow_count" ] && [ "$(date +%s)" -lt "$wait_until" ]; do sleep 0.2; done
+    i=$(wrk_p99_ms "$idle_f"); b=$(wrk_p99_ms "$busy_f")
+    idle_p99s+=" $i" busy_p99s+=" $b" idle_rpss+=" $(wrk_rps "$idle_f")" busy_rpss+=" $(wrk_rps "$busy_f")"
+    # wrk prints a 0 p99 when nothing answered at all: that is the worst case, not the best.
+    if awk -v r="$(wrk_rps "$busy_f")" 'BEGIN { exit !(r + 0 == 0) }'; then factors+=" 999"
+    elif [ -n "$i" ] && [ -n "$b" ]; then factors+=" $(awk -v a="$i" -v b="$b" 'BEGIN { printf "%.2f", (a > 0) ? b / a : 0 }')"; fi
+    for k in $(seq 0 $((slow_count - 1))); do
+        read -r code took <"$tmp/resolves-$r/$k.status" 2>/dev/null || { code=000; took=0; }
+        codes+=" $code"
+        grep -q '"error"' "$tmp/resolves-$r/$k.body" 2>/dev/null && json_errors=$((json_errors + 1))
+        slowest=$(awk -v a="$slowest" -v b="${took:-0}" 'BEGIN { print (b > a) ? b : a }')
+    done
 done
-sleep 0.5
-busy_f="$out/wrk-slow-health-busy.txt"
-timeout 60 wrk -t1 -c4 -d4s --latency --timeout 10s "$health" >"$busy_f" 2>&1 || true
-still=0
-for k in $(seq 0 $((slow_count - 1))); do [ -s "$tmp/resolves/$k.status" ] || still=$((still + 1)); done
-wait_until=$(( $(date +%s) + 40 ))
-while [ "$(find "$tmp/resolves" -name '*.status' -size +0 | wc -l)" -lt "$slow_count" ] && [ "$(date +%s)" -lt "$wait_until" ]; do sleep 0.2; done
-idle_p99=$(wrk_p99_ms "$idle_f")
-busy_p99=$(wrk_p99_ms "$busy_f")
-busy_rps=$(wrk_rps "$busy_f")
-factor=-
-[ -n "$idle_p99" ] && [ -n "$busy_p99" ] && factor=$(awk -v a="$idle_p99" -v b="$busy_p99" 'BEGIN { printf "%.2f", (a > 0) ? b / a : 0 }')
-factor_result=$(judge "$factor" "<=" 2)
-# wrk prints a 0 p99 when nothing answered at all: that is the worst case, not the best.
-if awk -v r="${busy_rps:-0}" 'BEGIN { exit !(r + 0 == 0) }'; then factor=-; factor_result="MISS (no /health answer while resolves waited)"; fi
-json_errors=0 slowest=0 codes=""
-for k in $(seq 0 $((slow_count - 1))); do
-    read -r code took <"$tmp/resolves/$k.status" 2>/dev/null || { code=000; took=0; }
-    codes+=" $code"
-    grep -q '"error"' "$tmp/resolves/$k.body" 2>/dev/null && json_errors=$((json_errors + 1))
-    slowest=$(awk -v a="$slowest" -v b="${took:-0}" 'BEGIN { print (b > a) ? b : a }')
-done
-row "/health p99 at rest (ms)" "${idle_p99:--}" "-" "$(wrk_rps "$idle_f") req/s"
-row "/health p99 while $slow_count resolves wait (ms)" "${busy_p99:--}" "-" "${busy_rps:-0} req/s, $still resolves still waiting"
-row "  factor over rest" "$factor" "<=2" "$factor_result"
-verdict=MISS
-[ "$json_errors" -eq "$slow_count" ] && verdict=PASS
 # shellcheck disable=SC2086
-row "slow resolves ending in a JSON error" "$json_errors/$slow_count" "$slow_count/$slow_count" \
+factor=$(median $factors)
+factor_result=$(judge "${factor:--}" "<=" 2)
+[ "$factor" = 999 ] && { factor=-; factor_result="MISS (no /health answer while resolves waited)"; }
+total=$((slow_count * slow_rounds))
+# shellcheck disable=SC2086
+row "/health p99 at rest (ms, median)" "$(median $idle_p99s)" "-" "$(median $idle_rpss) req/s; rounds:$idle_p99s"
+# shellcheck disable=SC2086
+row "/health p99 while $slow_count resolves wait (ms)" "$(median $busy_p99s)" "-" "$(median $busy_rpss) req/s; rounds:$busy_p99s; $still resolves still waiting"
+row "  factor over rest (median of rounds)" "${factor:--}" "<=2" "$factor_result (rounds:$factors)"
+verdict=MISS
+[ "$json_errors" -eq "$total" ] && verdict=PASS
+# shellcheck disable=SC2086
+row "slow resolves ending in a JSON error" "$json_errors/$total" "$total/$total" \
     "$verdict (slowest $(printf '%.1f' "$slowest") s; HTTP$(printf '%s\n' $codes | sort | uniq -c | awk '{ printf " %sx%s", $1, $2 }'))"
 [ "$still" -gt 0 ] || echo "  note: no resolve was still waiting while /health was measured; the comparison proves little"
 
