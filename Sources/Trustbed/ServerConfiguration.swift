@@ -9,7 +9,7 @@ public struct ServerConfiguration: Sendable {
     /// URL prefixes the resolver may fetch from besides the origins the entity files name.
     public var fetchAllow: [String] = []
     /// Budget of the signed-statement cache (least recently used statements are re-signed).
-    public var statementCacheBytes = 64 << 20
+    public var statementCacheBytes = 96 << 20
     /// Threads for resolves that wait on other hosts, and how many such resolves may queue.
     public var remoteThreads = 32
     public var remoteQueue = 256

@@ -58,6 +58,50 @@ final class SignedStatementCacheTests: XCTestCase {
         XCTAssertEqual(cache.count, 10)
     }
 
+    /// The index (open addressing with backward-shift deletion) stays consistent through
+    /// growth, removals in the middle of probe runs, and moves of the last entry into holes:
+    /// checked against a dictionary after every step, with keys that collide in the low bits.
+    func testClockCacheIndexAgreesWithADictionary() {
+        struct Colliding: Hashable, Sendable {
+            let n: Int
+            func hash(into hasher: inout Hasher) { hasher.combine(n % 7) }
+        }
+        let cache = ClockCache<Colliding, Int>(budget: 1 << 30, shards: 2)
+        var reference: [Int: Int] = [:]
+        var generator = SystemRandomNumberGenerator()
+        for step in 0..<4000 {
+            let n = Int.random(in: 0..<300, using: &generator)
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0, 1:
+                cache.set(Colliding(n: n), step, cost: 1)
+                reference[n] = step
+            default:
+                cache.remove(Colliding(n: n))
+                reference[n] = nil
+            }
+            if step % 97 == 0 {
+                for k in 0..<300 { XCTAssertEqual(cache.get(Colliding(n: k)), reference[k], "key \(k) after step \(step)") }
+            }
+        }
+        XCTAssertEqual(cache.count, reference.count)
+        XCTAssertEqual(cache.bytes, reference.count)
+    }
+
+    /// What an entry is counted at is what it takes: the JWT's storage, the cache's own
+    /// bookkeeping, and the key's strings unless they are the host's. At the default budget
+    /// every subordinate statement of 100,000 leaves fits (their JWTs are ~740 bytes).
+    func testEntriesAreCountedAtWhatTheyTake() {
+        let jwt = SignedStatementCache.exactCopy(String(repeating: "a", count: 745))
+        let value = SignedJWT(compact: jwt, type: FederationType.entityStatement, refreshAt: 0)
+        let key = StatementKey.subordinateStatement(issuer: "http://127.0.0.1:18082/int-99", subject: "http://127.0.0.1:18082/leaf-99999")
+        let shared = SignedStatementCache.cost(of: value, key: key, keyShared: true)
+        XCTAssertEqual(shared, 800 + ClockCache<StatementKey, SignedJWT>.entryOverhead, "745 bytes, a 32-byte header and a NUL in one 800-byte chunk")
+        XCTAssertLessThan(ClockCache<StatementKey, SignedJWT>.entryOverhead, 130)
+        XCTAssertEqual(SignedStatementCache.cost(of: value, key: key, keyShared: false), shared + 80 + 80, "two 29- and 33-byte strings")
+        XCTAssertEqual(SignedStatementCache.heapBytes("short"), 0, "small strings live inline")
+        XCTAssertLessThan(100_000 * shared, SignedStatementCache.defaultBudget * 95 / 100)
+    }
+
     func testSignedStatementCacheEvictsUnderItsByteBudget() throws {
         let cache = SignedStatementCache(budget: 64 * 1024)
         let jwt = String(repeating: "a", count: 1000)

@@ -104,9 +104,8 @@ final class DeferredResponseTests: XCTestCase {
         let calls = Box<Int>()
         let server = try startServer(site: Self.site(calls: calls), HTTPServerConfiguration(port: 0, threads: 1))
         defer { server.stop() }
-        XCTAssertEqual(try roundTrip(server.boundPort, "GET /memo HTTP/1.1\r\nHost: t\r\n\r\n").text, "memo")
-        XCTAssertEqual(try roundTrip(server.boundPort, "GET /memo HTTP/1.1\r\nHost: t\r\n\r\n").text, "memo")
-        XCTAssertEqual(calls.values.count, 1)
+        for _ in 0..<3 { XCTAssertEqual(try roundTrip(server.boundPort, "GET /memo HTTP/1.1\r\nHost: t\r\n\r\n").text, "memo") }
+        XCTAssertEqual(calls.values.count, 2, "kept from its second answer on, as direct answers are")
     }
 
     func testClientGoneWhileSuspended() throws {

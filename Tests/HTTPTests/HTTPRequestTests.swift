@@ -31,6 +31,15 @@ final class HTTPRequestTests: XCTestCase {
         XCTAssertNil(request.header("missing"))
     }
 
+    func testRepeatedHeadersAreJoinedAndLookedUpByAnyCase() {
+        let request = HTTPRequest(method: "GET", path: "/", headers: ["Accept": "a", "accept": "b", "X-Forwarded-Host": "h"])
+        XCTAssertEqual(request.header("ACCEPT"), "a, b", "repeats joined in name order")
+        XCTAssertEqual(request.header("x-forwarded-host"), "h")
+        XCTAssertEqual(request.fields.map(\.name), ["accept", "x-forwarded-host"])
+        XCTAssertEqual(request.headers, ["accept": "a, b", "x-forwarded-host": "h"])
+        XCTAssertNil(request.header("host"))
+    }
+
     func testFormParameters() {
         let request = HTTPRequest(
             method: "POST", path: "/token",

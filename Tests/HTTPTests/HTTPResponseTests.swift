@@ -23,6 +23,16 @@ final class HTTPResponseTests: XCTestCase {
         XCTAssertEqual(jwt.body, Array("a.b.c".utf8))
     }
 
+    func testReplacingTheBodyKeepsHeadersPolicyAndMemoMark() {
+        let head = HTTPResponse.jwt("", contentType: "application/entity-statement+jwt").applying(.publicRead).reusable(until: 9)
+        let answer = head.replacingBody(Array("a.b.c".utf8))
+        XCTAssertEqual(answer.body, Array("a.b.c".utf8))
+        XCTAssertEqual(answer.headers.map(\.name), head.headers.map(\.name))
+        XCTAssertEqual(answer.appliedPolicy, .publicRead)
+        XCTAssertEqual(answer.reusableUntil, 9)
+        XCTAssertEqual(answer.applying(.publicRead).headers.count, 3, "the policy is not applied twice")
+    }
+
     func testAddingHeaderKeepsOrderAndRepeats() {
         let response = HTTPResponse(status: 200).adding(header: "Link", "<a>").adding(header: "Link", "<b>")
         XCTAssertEqual(response.headers.map(\.value), ["<a>", "<b>"])

@@ -4,7 +4,9 @@ import XCTest
 
 /// The server's micro-cache of reusable answers: what counts as the same request, and when an
 /// answer must not be reused. Each worker thread keeps its own memo, so most tests run one
-/// worker to count handler calls exactly.
+/// worker to count handler calls exactly. An answer is kept from the second time its request
+/// is answered within a second (a one-off request costs no entry), so the tests ask twice
+/// before they expect reuse.
 final class ResponseMemoTests: XCTestCase {
     private final class Counter: @unchecked Sendable {
         private let lock = NSLock()
@@ -38,10 +40,22 @@ final class ResponseMemoTests: XCTestCase {
         let server = try start(counter)
         defer { server.stop() }
         XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
-        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2", "a request answered once is not kept")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2", "the second answer is")
         let head = try roundTrip(server.boundPort, "HEAD /reusable HTTP/1.1\r\nHost: t\r\n\r\n", head: true)
         XCTAssertEqual(head.status, 200)
-        XCTAssertEqual(counter.count, 1, "GET and HEAD of the same URL are answered from the memo")
+        XCTAssertEqual(counter.count, 2, "GET and HEAD of the same URL are answered from the memo")
+    }
+
+    func testARequestAskedOnceInASecondIsNotKept() throws {
+        let counter = Counter()
+        let server = try start(counter)
+        defer { server.stop() }
+        XCTAssertEqual(try body(server.boundPort, "/reusable?once"), "answer 1")
+        Thread.sleep(forTimeInterval: 1.1)
+        XCTAssertEqual(try body(server.boundPort, "/reusable?once"), "answer 2", "a second apart, each is a one-off")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?once"), "answer 3")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?once"), "answer 3")
     }
 
     func testEveryWorkerHandlesAtMostOnce() throws {
@@ -49,20 +63,26 @@ final class ResponseMemoTests: XCTestCase {
         let server = try start(counter, threads: 2)
         defer { server.stop() }
         for _ in 0..<20 { XCTAssertTrue(try body(server.boundPort, "/reusable").hasPrefix("answer ")) }
-        XCTAssertLessThanOrEqual(counter.count, 2, "one handler call per worker thread at most")
+        XCTAssertLessThanOrEqual(counter.count, 4, "two handler calls per worker thread at most")
     }
 
     func testQueryAndRoutingHeadersAreDifferentRequests() throws {
         let counter = Counter()
         let server = try start(counter)
         defer { server.stop() }
-        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
-        XCTAssertEqual(try body(server.boundPort, "/reusable?x=1"), "answer 2")
-        XCTAssertEqual(try body(server.boundPort, "/reusable", headers: "X-Forwarded-Host: other.example\r\n"), "answer 3")
-        XCTAssertEqual(try body(server.boundPort, "/reusable", headers: "X-Forwarded-Proto: https\r\n"), "answer 4")
-        XCTAssertEqual(try body(server.boundPort, "/reusable?x=1"), "answer 2")
+        let variants = [("/reusable", ""), ("/reusable?x=1", ""), ("/reusable", "X-Forwarded-Host: other.example\r\n"),
+                        ("/reusable", "X-Forwarded-Proto: https\r\n")]
+        var kept: [String] = []
+        for (target, headers) in variants {
+            _ = try body(server.boundPort, target, headers: headers)
+            kept.append(try body(server.boundPort, target, headers: headers))
+        }
+        XCTAssertEqual(kept, ["answer 2", "answer 4", "answer 6", "answer 8"], "each is a request of its own")
+        for ((target, headers), answer) in zip(variants, kept) {
+            XCTAssertEqual(try body(server.boundPort, target, headers: headers), answer)
+        }
         // A header that does not route (here: Accept) does not make a request different.
-        XCTAssertEqual(try body(server.boundPort, "/reusable", headers: "Accept: text/plain\r\n"), "answer 1")
+        XCTAssertEqual(try body(server.boundPort, "/reusable", headers: "Accept: text/plain\r\n"), "answer 2")
     }
 
     func testClearAndNonReusableAnswers() throws {
@@ -70,15 +90,16 @@ final class ResponseMemoTests: XCTestCase {
         let server = try start(counter)
         defer { server.stop() }
         XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2")
         server.clearMemo()
-        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2", "a cleared memo answers nothing")
-        XCTAssertEqual(try body(server.boundPort, "/other"), "fresh 3")
-        XCTAssertEqual(try body(server.boundPort, "/other"), "fresh 4", "answers not marked reusable are never reused")
-        _ = try body(server.boundPort, "/missing")
-        _ = try body(server.boundPort, "/missing")
-        XCTAssertEqual(counter.count, 6, "errors are never reused")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 3", "a cleared memo answers nothing")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 4", "and has forgotten what it was asked")
+        for n in 5...7 { XCTAssertEqual(try body(server.boundPort, "/other"), "fresh \(n)", "answers not marked reusable are never reused") }
+        for _ in 0..<3 { _ = try body(server.boundPort, "/missing") }
+        XCTAssertEqual(counter.count, 10, "errors are never reused")
         let post = try roundTrip(server.boundPort, "POST /reusable HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
-        XCTAssertEqual(String(decoding: post.body, as: UTF8.self), "answer 7", "POST is never answered from the memo")
+        XCTAssertEqual(String(decoding: post.body, as: UTF8.self), "answer 11", "POST is never answered from the memo")
     }
 
     func testMemoStaysWithinItsByteBudget() throws {
@@ -87,12 +108,13 @@ final class ResponseMemoTests: XCTestCase {
         let server = try start(counter, budget: 400)
         defer { server.stop() }
         XCTAssertEqual(try body(server.boundPort, "/reusable?a"), "answer 1")
-        XCTAssertEqual(try body(server.boundPort, "/reusable?a"), "answer 1")
-        XCTAssertEqual(try body(server.boundPort, "/reusable?b"), "answer 2", "a second entry does not fit: the memo starts over")
-        XCTAssertEqual(try body(server.boundPort, "/reusable?a"), "answer 3", "so the first one was dropped")
-        _ = try body(server.boundPort, "/big")
-        _ = try body(server.boundPort, "/big")
-        XCTAssertEqual(counter.count, 5, "an answer larger than the budget is never kept")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?a"), "answer 2")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?a"), "answer 2")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?b"), "answer 3")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?b"), "answer 4", "a second entry does not fit: the memo starts over")
+        XCTAssertEqual(try body(server.boundPort, "/reusable?a"), "answer 5", "so the first one was dropped")
+        for _ in 0..<3 { _ = try body(server.boundPort, "/big") }
+        XCTAssertEqual(counter.count, 8, "an answer larger than the budget is never kept")
     }
 
     func testExpiredAnswersAreNotReused() throws {
@@ -108,8 +130,10 @@ final class ResponseMemoTests: XCTestCase {
         let server = try start(counter)
         defer { server.stop() }
         XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
-        Thread.sleep(forTimeInterval: 1.1)
         XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2")
+        Thread.sleep(forTimeInterval: 1.1)
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 3")
     }
 
     func testRequestsWithCredentialsNeitherReadNorFillTheMemo() throws {
@@ -121,8 +145,9 @@ final class ResponseMemoTests: XCTestCase {
         }
         XCTAssertEqual(counter.count, 3, "each request with credentials was handled")
         XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 4", "and none of them filled the memo")
-        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 4")
-        XCTAssertEqual(try body(server.boundPort, "/reusable", headers: "Authorization: Bearer x\r\n"), "answer 5",
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 5", "nor counted as asked before")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 5")
+        XCTAssertEqual(try body(server.boundPort, "/reusable", headers: "Authorization: Bearer x\r\n"), "answer 6",
                        "a memo entry is not served to a request with credentials")
     }
 
@@ -135,8 +160,8 @@ final class ResponseMemoTests: XCTestCase {
         let server = try startServer(site: site, HTTPServerConfiguration(port: 0, threads: 1))
         defer { server.stop() }
         XCTAssertEqual(try body(server.boundPort, "/memo"), "memo 1")
-        XCTAssertEqual(try body(server.boundPort, "/memo"), "memo 1")
-        XCTAssertEqual(try body(server.boundPort, "/plain"), "plain 2")
-        XCTAssertEqual(try body(server.boundPort, "/plain"), "plain 3", "a route without memo: true is never reused")
+        XCTAssertEqual(try body(server.boundPort, "/memo"), "memo 2")
+        XCTAssertEqual(try body(server.boundPort, "/memo"), "memo 2")
+        for n in 3...5 { XCTAssertEqual(try body(server.boundPort, "/plain"), "plain \(n)", "a route without memo: true is never reused") }
     }
 }

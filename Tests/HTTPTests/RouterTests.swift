@@ -145,6 +145,28 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(ok?.reusableUntil, .max)
     }
 
+    /// One router for a mount that serves several services: every route answers as in its own
+    /// router, and a template in two of them is one path with both methods (one `Allow`).
+    func testMergedRouterAnswersEveryRoute() throws {
+        var a = Router<String>()
+        a.get("/.well-known/x", memo: true) { context, _, _ in .text("x \(context)") }
+        a.get("/shared") { _, _, _ in .text("get") }
+        var b = Router<String>()
+        b.post("/shared", policy: .perClient) { _, _, _ in .text("post") }
+        b.get("/items/{id}") { _, _, p in .text(p.require("id")) }
+        let merged = Router(merging: [a, b])
+        func respond(_ method: HTTPMethod, _ path: String) -> HTTPResponse? {
+            merged.respond(to: HTTPRequest(method: method, path: path), path: Substring(path), context: "ctx")
+        }
+        XCTAssertEqual(respond(.get, "/.well-known/x")?.body, Array("x ctx".utf8))
+        XCTAssertEqual(respond(.get, "/.well-known/x")?.reusableUntil, .max, "the route keeps its memo choice")
+        XCTAssertEqual(respond(.get, "/shared")?.body, Array("get".utf8))
+        XCTAssertEqual(respond(.post, "/shared")?.header("Cache-Control"), "no-store", "and its policy")
+        XCTAssertEqual(respond(.get, "/items/7")?.body, Array("7".utf8))
+        XCTAssertEqual(respond(.delete, "/shared")?.header("Allow"), "GET, HEAD, POST, OPTIONS")
+        XCTAssertNil(respond(.get, "/nothing"))
+    }
+
     func testMethodsAndStatusesFromLiterals() {
         XCTAssertEqual(HTTPMethod("GET"), .get)
         XCTAssertEqual(HTTPMethod("get"), .other("get"), "methods are case-sensitive")

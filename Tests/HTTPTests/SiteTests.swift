@@ -80,6 +80,21 @@ final class SiteTests: XCTestCase {
         XCTAssertEqual(demo.mount(for: request)?.path, "/.well-known/openid-credential-issuer")
     }
 
+    func testOriginsCompareIgnoringCaseAndTheFirstOfTwoEqualMountsWins() {
+        var first = Router<String>()
+        first.get("/fetch") { _, _, _ in .text("first") }
+        var second = Router<String>()
+        second.get("/fetch") { _, _, _ in .text("second") }
+        let site = Site(baseURL: Self.base, mounts: [
+            .init(url: "HTTPS://Other.Example/e", context: "e", routers: [first]),
+            .init(url: "https://other.example/e/", context: "e", routers: [second]),
+        ])
+        let request = HTTPRequest(method: .get, path: "/e/fetch", headers: ["host": "OTHER.example", "x-forwarded-proto": "https"])
+        XCTAssertEqual(site.respond(to: request).body, Array("first".utf8))
+        XCTAssertEqual(site.respond(to: HTTPRequest(method: .get, path: "/e/fetch", headers: ["host": "other.example"])).status,
+                       .notFound, "http is another origin")
+    }
+
     func testRootRoutesAndNotFound() throws {
         var root = Router<Void>()
         root.get("/health") { _, _, _ in .json(["status": "ok"]) }

@@ -8,10 +8,9 @@
 # Environment: BENCH_ENTITIES (100000) leaves, BENCH_SECONDS (5) per wrk run, SCALE_ROUNDS (2),
 # SCALE_PORT (18082) for trustbed, SLOW_PORT (18083) for the slow host, SCALE_START_LIMIT (300)
 # seconds a start may take before the scenario gives up, SCALE_CACHE_MB (unset: the server's
-# default of 64 MiB) its --statement-cache-mb. A subordinate statement about a leaf costs about
-# 1.1 KB as the cache counts it: 64 MiB hold some 60,000, so at 100,000 leaves a random fetch
-# after the sweep still signs about 40% of the time; 112 holds them all, but then RSS after the
-# sweep measured 290-318 MiB (goal 300), so the default stays.
+# default of 96 MiB) its --statement-cache-mb. A subordinate statement about a leaf costs about
+# 900 bytes as the cache counts it (its JWT's storage and the cache's bookkeeping, which is what
+# it takes), so the default holds all 100,000 and a random fetch after the sweep never signs.
 #
 # Scale: a generated Entities directory (1 TA, 100 intermediates `int-N` under `ta`,
 # BENCH_ENTITIES leaves `leaf-N` under `int-(N mod 100)`), fresh Keys. Measured: seconds from exec

@@ -15,25 +15,34 @@ import Support
 /// Split into shards, each behind its own `Locked`: a hit takes only a shared lock, and the
 /// exclusive lock only when the entry's bit is not set yet (once per entry per pass of the
 /// hand), so hot entries are read by every worker thread at once.
+///
+/// Each shard is two arrays: the entries (list links by index) and an open-addressing index of
+/// entry numbers, probed with the hash each entry keeps. A `Dictionary` from key to entry
+/// number stored every key a second time: with a subordinate statement's key (32 bytes) and a
+/// table at most 3/4 full that was 48-96 bytes an entry, where these slots take 8-16, and a
+/// lookup hashed the key twice (once for the shard). See `entryOverhead`.
 final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// No neighbour (the list's end).
+    /// No neighbour (the list's end), no entry (an empty slot).
     private static var none: Int32 { -1 }
 
     private struct Node {
         let key: Key
         var value: Value
-        var cost: Int
-        var visited: Bool
+        let hash: Int
+        /// Bytes as the caller counted them (a shard's budget is far below 2 GiB).
+        var cost: Int32
         /// Neighbours by index into `nodes`: towards the newest entry and towards the oldest.
         var newer: Int32
         var older: Int32
+        var visited: Bool
     }
 
     /// Nodes live densely in an array (removal moves the last node into the hole and relinks
     /// it), so a shard is two allocations however many entries it holds.
     private struct Shard {
-        var index: [Key: Int32] = [:]
         var nodes: [Node] = []
+        /// Indexes into `nodes` by hash, linear probing; a power of two in size, at most half full.
+        var slots: [Int32] = []
         var newest: Int32 = -1
         var oldest: Int32 = -1
         /// Where eviction resumes; `none` (-1): at the oldest entry.
@@ -41,14 +50,19 @@ final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         var bytes = 0
     }
 
+    /// Bytes of bookkeeping per entry besides what the caller's cost counts (key and value's
+    /// own allocations): the entry in its array, and its share of the index, which holds two to
+    /// four slots an entry.
+    static var entryOverhead: Int { MemoryLayout<Node>.stride + 3 * MemoryLayout<Int32>.stride }
+
     private let shards: [Locked<Shard>]
     private let shardBudget: Int
     /// The whole budget in bytes, as configured.
     let budget: Int
 
-    /// `expectedEntryCost`: when given, each shard's list and index are allocated once for as
-    /// many entries as the budget holds at that cost, instead of growing by doubling and leaving
-    /// the freed smaller tables behind in the heap.
+    /// `expectedEntryCost`: when given, each shard's entry array is reserved once for as many
+    /// entries as the budget holds at that cost (address space only until used), instead of
+    /// growing by doubling and leaving the freed smaller arrays behind in the heap.
     init(budget: Int, shards count: Int = 16, expectedEntryCost: Int? = nil) {
         let n = max(1, count)
         self.budget = max(0, budget)
@@ -57,27 +71,26 @@ final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         let reserve = expectedEntryCost.map { perShard / max(1, $0) } ?? 0
         shards = (0..<n).map { _ in
             var s = Shard()
-            if reserve > 0 {
-                s.nodes.reserveCapacity(reserve)
-                s.index.reserveCapacity(reserve)
-            }
+            if reserve > 0 { s.nodes.reserveCapacity(reserve) }
             return Locked(s)
         }
     }
 
-    private func shard(_ key: Key) -> Locked<Shard> {
-        shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
+    private func shard(_ hash: Int) -> Locked<Shard> {
+        // The high half picks the shard, the low bits the slot within it.
+        shards[Int((UInt(bitPattern: hash) >> 32) % UInt(shards.count))]
     }
 
     /// The stored value, fresh or not: the caller decides whether it may still be served.
     func get(_ key: Key) -> Value? {
-        let shard = shard(key)
+        let hash = key.hashValue
+        let shard = shard(hash)
         let (value, unmarked) = shard.read { s -> (Value?, Bool) in
-            guard let i = s.index[key] else { return (nil, false) }
+            guard let i = Self.find(key, hash: hash, in: s) else { return (nil, false) }
             return (s.nodes[Int(i)].value, !s.nodes[Int(i)].visited)
         }
         if value != nil && unmarked {
-            shard.withLock { s in if let i = s.index[key] { s.nodes[Int(i)].visited = true } }
+            shard.withLock { s in if let i = Self.find(key, hash: hash, in: s) { s.nodes[Int(i)].visited = true } }
         }
         return value
     }
@@ -86,32 +99,36 @@ final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// hand last passed until the shard is within its budget. A value larger than a shard's
     /// budget is not kept at all (and replaces nothing stale).
     func set(_ key: Key, _ value: Value, cost: Int) {
-        let shard = shard(key)
-        guard cost <= shardBudget else {
-            remove(key)
+        let hash = key.hashValue
+        let shard = shard(hash)
+        guard cost <= shardBudget, cost <= Int(Int32.max) else {
+            shard.withLock { s in if let i = Self.find(key, hash: hash, in: s) { Self.removeNode(at: i, from: &s) } }
             return
         }
         shard.withLock { s in
-            if let i = s.index[key].map(Int.init) {
-                s.bytes += cost - s.nodes[i].cost
+            if let found = Self.find(key, hash: hash, in: s) {
+                let i = Int(found)
+                s.bytes += cost - Int(s.nodes[i].cost)
                 s.nodes[i].value = value
-                s.nodes[i].cost = cost
+                s.nodes[i].cost = Int32(cost)
                 s.nodes[i].visited = true
             } else {
                 let i = Int32(s.nodes.count)
-                s.nodes.append(Node(key: key, value: value, cost: cost, visited: false, newer: Self.none, older: s.newest))
+                if (s.nodes.count + 1) * 2 > s.slots.count { Self.grow(&s) }
+                s.nodes.append(Node(key: key, value: value, hash: hash, cost: Int32(cost), newer: Self.none, older: s.newest, visited: false))
                 if s.newest != Self.none { s.nodes[Int(s.newest)].newer = i } else { s.oldest = i }
                 s.newest = i
-                s.index[key] = i
+                Self.insertSlot(i, hash: hash, into: &s)
                 s.bytes += cost
             }
-            Self.evict(&s, budget: shardBudget, sparing: key)
+            Self.evict(&s, budget: shardBudget, sparing: key, hash: hash)
         }
     }
 
     func remove(_ key: Key) {
-        shard(key).withLock { s in
-            guard let i = s.index[key] else { return }
+        let hash = key.hashValue
+        shard(hash).withLock { s in
+            guard let i = Self.find(key, hash: hash, in: s) else { return }
             Self.removeNode(at: i, from: &s)
         }
     }
@@ -124,13 +141,13 @@ final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     var count: Int { shards.reduce(0) { n, s in n + s.read { $0.nodes.count } } }
     var bytes: Int { shards.reduce(0) { n, s in n + s.read { $0.bytes } } }
 
-    private static func evict(_ s: inout Shard, budget: Int, sparing key: Key) {
+    private static func evict(_ s: inout Shard, budget: Int, sparing key: Key, hash: Int) {
         while s.bytes > budget && s.nodes.count > 1 {
             let h = s.hand == none ? s.oldest : s.hand
             let node = s.nodes[Int(h)]
             // Moving towards newer entries; past the newest the hand starts over at the oldest.
             s.hand = node.newer
-            if node.key == key { continue }
+            if node.hash == hash && node.key == key { continue }
             if node.visited {
                 s.nodes[Int(h)].visited = false
             } else {
@@ -146,16 +163,76 @@ final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         if removed.older != none { s.nodes[Int(removed.older)].newer = removed.newer } else { s.oldest = removed.newer }
         if removed.newer != none { s.nodes[Int(removed.newer)].older = removed.older } else { s.newest = removed.older }
         if s.hand == i { s.hand = removed.newer }
-        s.bytes -= removed.cost
-        s.index[removed.key] = nil
+        s.bytes -= Int(removed.cost)
+        removeSlot(of: i, hash: removed.hash, from: &s)
 
         let last = Int32(s.nodes.count - 1)
         let moved = s.nodes.removeLast()
         guard i != last else { return }
         s.nodes[Int(i)] = moved
-        s.index[moved.key] = i
+        s.slots[slot(of: last, hash: moved.hash, in: s)] = i
         if moved.older != none { s.nodes[Int(moved.older)].newer = i } else { s.oldest = i }
         if moved.newer != none { s.nodes[Int(moved.newer)].older = i } else { s.newest = i }
         if s.hand == last { s.hand = i }
+    }
+
+    // MARK: - The index
+
+    private static func find(_ key: Key, hash: Int, in s: Shard) -> Int32? {
+        guard !s.slots.isEmpty else { return nil }
+        let mask = s.slots.count - 1
+        var slot = hash & mask
+        while true {
+            let i = s.slots[slot]
+            if i == none { return nil }
+            if s.nodes[Int(i)].hash == hash && s.nodes[Int(i)].key == key { return i }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The slot holding node `i` (which must be indexed).
+    private static func slot(of i: Int32, hash: Int, in s: Shard) -> Int {
+        let mask = s.slots.count - 1
+        var slot = hash & mask
+        while s.slots[slot] != i { slot = (slot + 1) & mask }
+        return slot
+    }
+
+    /// Places node `i`; the index has room (see `grow`).
+    private static func insertSlot(_ i: Int32, hash: Int, into s: inout Shard) {
+        let mask = s.slots.count - 1
+        var slot = hash & mask
+        while s.slots[slot] != none { slot = (slot + 1) & mask }
+        s.slots[slot] = i
+    }
+
+    /// Doubles the index (at least 8 slots) and places every node again by its kept hash.
+    private static func grow(_ s: inout Shard) {
+        let size = max(8, s.slots.count * 2)
+        s.slots = Array(repeating: none, count: size)
+        let mask = size - 1
+        for (i, node) in s.nodes.enumerated() {
+            var slot = node.hash & mask
+            while s.slots[slot] != none { slot = (slot + 1) & mask }
+            s.slots[slot] = Int32(i)
+        }
+    }
+
+    /// Empties node `i`'s slot, shifting later entries of its probe run back so that every
+    /// entry stays reachable from its home slot (linear probing needs no tombstones then).
+    private static func removeSlot(of i: Int32, hash: Int, from s: inout Shard) {
+        let mask = s.slots.count - 1
+        var hole = slot(of: i, hash: hash, in: s)
+        var next = (hole + 1) & mask
+        while s.slots[next] != none {
+            let home = s.nodes[Int(s.slots[next])].hash & mask
+            // The entry at `next` may fill the hole unless its home lies after the hole.
+            if (next - home) & mask >= (next - hole) & mask {
+                s.slots[hole] = s.slots[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        s.slots[hole] = none
     }
 }

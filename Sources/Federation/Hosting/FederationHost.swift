@@ -32,14 +32,14 @@ public final class FederationHost: @unchecked Sendable {
     public let trustMarkStatusChecker: TrustMarkStatusChecker
     let limits: ChainLimits
 
-    /// `statementCacheBytes`: budget of the signed-statement cache (default 64 MiB).
+    /// `statementCacheBytes`: budget of the signed-statement cache (default 96 MiB).
     /// `remote`: pass one to keep remote statements (and remembered failures) across hosts when
     /// the assembly replaces the host; by default one over `fetcher` and the database is made.
     /// `trustMarkStatusClient`: how remote trust mark issuers' status endpoints are asked (nil:
     /// they cannot be, and marks whose issuer publishes one are dropped).
     public init(entities list: [HostedEntity], keys: KeyProvider, clock: Clock, database: Database,
                 fetcher: StatementFetcher, logger: Logger = Logger(label: "trustbed.federation"),
-                limits: ChainLimits = ChainLimits(), statementCacheBytes: Int = 64 << 20,
+                limits: ChainLimits = ChainLimits(), statementCacheBytes: Int = 96 << 20,
                 remote: RemoteStatementSource? = nil, trustMarkStatusClient: TrustMarkStatusClient? = nil) {
         var byID: [String: HostedEntity] = [:]
         byID.reserveCapacity(list.count)

@@ -11,14 +11,17 @@ enum StatementKey: Hashable, Sendable {
     case historicalKeys(String)
     indirect case resolve(resolver: String, subject: String, trustAnchors: [String], entityTypes: [String])
 
-    /// Rough bytes of the key itself, for the cache budget.
-    var cost: Int {
+    /// Heap bytes the key's own strings (and boxes) take, for the cache budget; a string the
+    /// key shares with the host costs nothing extra, so callers that store the host's strings
+    /// say so (see `SignedStatementCache.statement`).
+    var ownedBytes: Int {
+        typealias C = SignedStatementCache
         switch self {
-        case .entityConfiguration(let id), .historicalKeys(let id): return id.utf8.count
-        case .subordinateStatement(let i, let s): return i.utf8.count + s.utf8.count
-        case .trustMark(let i, let t, let s): return i.utf8.count + t.utf8.count + s.utf8.count
+        case .entityConfiguration(let id), .historicalKeys(let id): return C.heapBytes(id)
+        case .subordinateStatement(let i, let s): return C.heapBytes(i) + C.heapBytes(s)
+        case .trustMark(let i, let t, let s): return C.boxBytes + C.heapBytes(i) + C.heapBytes(t) + C.heapBytes(s)
         case .resolve(let r, let s, let tas, let types):
-            return r.utf8.count + s.utf8.count + tas.reduce(0) { $0 + $1.utf8.count } + types.reduce(0) { $0 + $1.utf8.count }
+            return C.boxBytes + C.heapBytes(r) + C.heapBytes(s) + C.heapBytes(tas) + C.heapBytes(types)
         }
     }
 }
@@ -61,18 +64,14 @@ struct SignedJWT: Sendable {
 /// and a server may host 100,000 entities. Invalidation is by replacing the whole host (see
 /// `FederationHost`), so entries are never invalidated one by one.
 final class SignedStatementCache: Sendable {
-    static let defaultBudget = 64 << 20
-    /// Per-entry memory besides the JWT's bytes and the key's: the list node (112 bytes) and the
-    /// index bucket (44), each with the slack of arrays and tables that grow by doubling (up to
-    /// twice that), and the JWT's string header and malloc rounding (about 48). The key's IDs
-    /// are mostly shared with the host's own (see `signedSubordinateStatement`) but still
-    /// counted in `StatementKey.cost`, which is the margin. It was 448 while a key took 48 bytes
-    /// and kept its own copy of the subject.
-    static let entryOverhead = 320
-    /// A typical entry (a subordinate statement about a leaf), to size the cache's tables once:
-    /// at 100,000 leaves that left 8 MiB less RSS after a sweep than tables grown by doubling
-    /// (296.7 vs 304 MiB, one run each, 112 MiB budget).
-    static let typicalEntryCost = 1100
+    /// Holds every subordinate statement of a federation of 100,000 leaves (about 895 bytes each
+    /// as `cost(of:key:keyShared:)` counts them, 85 MiB) with room for the entity
+    /// configurations, resolve responses and statements about superiors used meanwhile.
+    static let defaultBudget = 96 << 20
+    /// A typical entry (a subordinate statement about a leaf), to reserve the cache's entry
+    /// arrays once: at 100,000 leaves that left 8 MiB less RSS after a sweep than arrays grown
+    /// by doubling (296.7 vs 304 MiB, one run each, 112 MiB budget).
+    static let typicalEntryCost = 900
     /// Bytes a parsed statement adds per byte of its JWT: its claims tree and the typed fields
     /// sharing it (keys, metadata). Only statements about superiors keep one (see `statement`).
     static let parsedFactor = 3
@@ -83,6 +82,11 @@ final class SignedStatementCache: Sendable {
         entries = ClockCache(budget: budget, expectedEntryCost: Self.typicalEntryCost)
     }
 
+    /// Where a new entry is stored: the key equal to the one looked up, but holding the host's
+    /// own strings where it can (a request's copy of an entity ID would stay alive with the
+    /// entry), and whether all its strings are the host's, which then cost the cache nothing.
+    typealias StoredKey = (key: StatementKey, sharesHostStrings: Bool)
+
     /// Returns the cached JWT for `key` if still fresh at `now`, else builds, stores and returns a
     /// new one. `build` returns the compact JWT (of JWT type `type`) and the time until which it
     /// may be served. For entity statements use `statement(for:now:parsed:build:parse:)`.
@@ -92,7 +96,7 @@ final class SignedStatementCache: Sendable {
         if let hit = entries.get(key), hit.refreshAt > now { return hit }
         let (compact, refreshAt) = try build()
         let value = SignedJWT(compact: Self.exactCopy(compact), type: type, refreshAt: refreshAt)
-        entries.set(key, value, cost: Self.cost(of: value, key: key))
+        entries.set(key, value, cost: Self.cost(of: value, key: key, keyShared: false))
         return value
     }
 
@@ -102,16 +106,24 @@ final class SignedStatementCache: Sendable {
     /// of the JWT. `keepParsed`: whether the cache keeps the parsed statement too. Statements
     /// about superiors are in every chain below them and are kept parsed; one about a leaf is
     /// in that leaf's chains only, and with 100,000 leaves keeping them parsed would multiply
-    /// the cache's memory for answers the resolve cache mostly gives anyway.
+    /// the cache's memory for answers the resolve cache mostly gives anyway. `stored`: see
+    /// `StoredKey` (by default `key` itself, its strings counted).
+    ///
+    /// `keepParsed` and `stored` are evaluated only when an entry is stored: a hit (every
+    /// cached `fetch`) costs one lookup and nothing else.
     func statement(
-        for key: StatementKey, now: Int64, parsed: Bool, keepParsed: Bool,
+        for key: StatementKey, now: Int64, parsed: Bool, keepParsed: @autoclosure () -> Bool,
+        stored: () -> StoredKey? = { nil },
         build: () throws(FederationError) -> SignedStatementDraft, parse: (SignedStatementDraft) -> EntityStatement?
     ) throws(FederationError) -> SignedJWT {
         if let hit = entries.get(key), hit.refreshAt > now {
             guard parsed && hit.statement == nil else { return hit }
             let upgraded = SignedJWT(compact: hit.compact, type: hit.type, refreshAt: hit.refreshAt,
                                      statement: try? EntityStatement.decode(hit.compact))
-            if keepParsed && upgraded.statement != nil { entries.set(key, upgraded, cost: Self.cost(of: upgraded, key: key)) }
+            if keepParsed() && upgraded.statement != nil {
+                let (storedKey, shared) = stored() ?? (key, false)
+                entries.set(storedKey, upgraded, cost: Self.cost(of: upgraded, key: storedKey, keyShared: shared))
+            }
             return upgraded
         }
         let built = try build()
@@ -119,8 +131,9 @@ final class SignedStatementCache: Sendable {
                                          jwks: built.jwks, refreshAt: built.refreshAt)
         let value = SignedJWT(compact: draft.compact, type: FederationType.entityStatement, refreshAt: draft.refreshAt,
                               statement: parsed ? parse(draft) : nil)
-        let kept = keepParsed ? value : value.withoutStatement
-        entries.set(key, kept, cost: Self.cost(of: kept, key: key))
+        let kept = keepParsed() ? value : value.withoutStatement
+        let (storedKey, shared) = stored() ?? (key, false)
+        entries.set(storedKey, kept, cost: Self.cost(of: kept, key: storedKey, keyShared: shared))
         return value
     }
 
@@ -136,11 +149,32 @@ final class SignedStatementCache: Sendable {
         }
     }
 
-    /// The JWT, its parsed statement if kept, the key and the fixed overhead.
-    static func cost(of value: SignedJWT, key: StatementKey) -> Int {
+    /// What an entry takes in memory: the JWT's storage, its parsed statement if kept, the
+    /// key's own strings unless they are the host's, and the cache's bookkeeping. Measured
+    /// against it (massif, 5,000 leaves, 2026-11-25): a sweep's heap grew by the JWTs' storage
+    /// alone (784 bytes for a 740-byte JWT) besides the entry arrays reserved up front.
+    static func cost(of value: SignedJWT, key: StatementKey, keyShared: Bool) -> Int {
         let jwt = value.compact.utf8.count
-        return jwt + (value.statement == nil ? 0 : parsedFactor * jwt) + key.cost + entryOverhead
+        return heapBytes(value.compact) + (value.statement == nil ? 0 : parsedFactor * jwt) + (keyShared ? 0 : key.ownedBytes)
+            + ClockCache<StatementKey, SignedJWT>.entryOverhead
     }
+
+    /// The heap a string's storage takes: none for a small string (up to 15 UTF-8 bytes are
+    /// kept inline), else a 32-byte object header, the bytes and a terminating NUL in one
+    /// malloc chunk (8 bytes of malloc's own, rounded up to 16).
+    static func heapBytes(_ s: String) -> Int {
+        let count = s.utf8.count
+        return count <= 15 ? 0 : mallocChunk(32 + count + 1)
+    }
+
+    static func heapBytes(_ strings: [String]) -> Int {
+        strings.isEmpty ? 0 : mallocChunk(32 + 16 * strings.count) + strings.reduce(0) { $0 + heapBytes($1) }
+    }
+
+    /// An indirect enum case's box: object header and payload.
+    static let boxBytes = 96
+
+    private static func mallocChunk(_ bytes: Int) -> Int { max(32, (bytes + 8 + 15) & ~15) }
 
     var count: Int { entries.count }
     var bytes: Int { entries.bytes }

@@ -11,20 +11,29 @@ extension FederationHost {
     /// The checks run inside the cached build: an entry exists only for a request that passed
     /// them, and the host they depend on never changes under its cache. `parsed`: the caller
     /// builds chains and needs the parsed statement too.
-    func signedSubordinateStatement(issuer issuerID: String, subject requested: String, parsed: Bool = false) throws(FederationError) -> SignedJWT {
+    ///
+    /// A cached statement costs one cache lookup with the request's strings; the host's own
+    /// copies of the IDs (for the stored key) and whether the subject is a superior (whose
+    /// statement is kept parsed) are looked up only when a statement is signed.
+    func signedSubordinateStatement(issuer issuerID: String, subject: String, parsed: Bool = false) throws(FederationError) -> SignedJWT {
         let now = now()
-        // A hosted subject's ID as the host holds it: the cache key then shares that string's
-        // storage instead of keeping the request's copy (about 70 bytes for each of 100,000 leaves).
-        let subject = entities[requested]?.entityID ?? requested
-        return try cache.statement(for: .subordinateStatement(issuer: issuerID, subject: subject), now: now, parsed: parsed,
-                                   keepParsed: isSuperior(subject), build: { () throws(FederationError) -> SignedStatementDraft in
-            guard let issuer = entities[issuerID], isSuperior(issuerID) else { throw .notFound("no superior \(issuerID) here") }
-            if subject == issuerID { throw .invalidRequest("sub must not be the issuer itself; its entity configuration is at \(wellKnownFederationPath)") }
-            guard let entry = subordinates(of: issuerID)[subject] else { throw .notFound("\(subject) is not a subordinate of \(issuerID)") }
-            let (claims, jwks) = try subordinateStatementClaims(issuer: issuer, entry: entry, now: now)
-            return try signStatement(claims, with: keys.signingKey(for: issuerID), jwks: jwks,
-                                     refreshAt: SignedStatementCache.refreshTime(iat: now, exp: now + issuer.lifetime))
-        }, parse: parsedStatement)
+        return try cache.statement(
+            for: .subordinateStatement(issuer: issuerID, subject: subject), now: now, parsed: parsed, keepParsed: isSuperior(subject),
+            stored: {
+                // Hosted IDs as the host holds them: the key then shares that storage instead of
+                // keeping a request's copy (about 70 bytes for each of 100,000 leaves).
+                let hostedSubject = entities[subject]?.entityID
+                return (.subordinateStatement(issuer: entities[issuerID]?.entityID ?? issuerID, subject: hostedSubject ?? subject),
+                        hostedSubject != nil)
+            },
+            build: { () throws(FederationError) -> SignedStatementDraft in
+                guard let issuer = entities[issuerID], isSuperior(issuerID) else { throw .notFound("no superior \(issuerID) here") }
+                if subject == issuerID { throw .invalidRequest("sub must not be the issuer itself; its entity configuration is at \(wellKnownFederationPath)") }
+                guard let entry = subordinates(of: issuerID)[subject] else { throw .notFound("\(subject) is not a subordinate of \(issuerID)") }
+                let (claims, jwks) = try subordinateStatementClaims(issuer: issuer, entry: entry, now: now)
+                return try signStatement(claims, with: keys.signingKey(for: issuerID), jwks: jwks,
+                                         refreshAt: SignedStatementCache.refreshTime(iat: now, exp: now + issuer.lifetime))
+            }, parse: parsedStatement)
     }
 
     /// The claims, and the subject's keys as a typed set when they come from the key provider

@@ -7,11 +7,32 @@ enum ASCII {
         (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
     }
 
+    /// Over contiguous bytes (native and literal strings, small ones too): a `zip` of the two
+    /// UTF-8 views cost ~2,300 instructions per response on the fetch path (callgrind), most of
+    /// it in the iterator.
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
         let x = a.utf8, y = b.utf8
         guard x.count == y.count else { return false }
+        if let same = x.withContiguousStorageIfAvailable({ p in y.withContiguousStorageIfAvailable { q in equalsIgnoringCase(p, q) } }),
+           let same {
+            return same
+        }
         for (p, q) in zip(x, y) where lower(p) != lower(q) { return false }
         return true
+    }
+
+    static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        for i in 0..<a.count where lower(a[i]) != lower(b[i]) { return false }
+        return true
+    }
+
+    /// Whether `bytes` ends with `suffix` (lower-case ASCII), ignoring case.
+    static func hasSuffixIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ suffix: StaticString) -> Bool {
+        let n = suffix.utf8CodeUnitCount
+        guard bytes.count >= n else { return false }
+        return equalsIgnoringCase(UnsafeBufferPointer(rebasing: bytes[(bytes.count - n)...]),
+                                  UnsafeBufferPointer(start: suffix.utf8Start, count: n))
     }
 
     static func hasUppercase(_ string: String) -> Bool {
@@ -42,14 +63,17 @@ enum ASCII {
     /// lower-cased ("Application/JSON; charset=utf-8" → "application/json").
     static func mediaType(_ contentType: String) -> String {
         var contentType = contentType
-        return contentType.withUTF8 { bytes in
-            var end = 0
-            while end < bytes.count && bytes[end] != UInt8(ascii: ";") { end += 1 }
-            var start = 0
-            while start < end && isWhitespace(bytes[start]) { start += 1 }
-            while end > start && isWhitespace(bytes[end - 1]) { end -= 1 }
-            return lowercased(UnsafeBufferPointer(rebasing: bytes[start..<end]))
-        }
+        return contentType.withUTF8 { lowercased(mediaType($0)) }
+    }
+
+    /// The media type's bytes within a Content-Type value, as they are (not lower-cased).
+    static func mediaType(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var end = 0
+        while end < bytes.count && bytes[end] != UInt8(ascii: ";") { end += 1 }
+        var start = 0
+        while start < end && isWhitespace(bytes[start]) { start += 1 }
+        while end > start && isWhitespace(bytes[end - 1]) { end -= 1 }
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
     }
 
     @inline(__always)

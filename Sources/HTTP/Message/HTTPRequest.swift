@@ -8,44 +8,64 @@ public struct HTTPRequest: Sendable {
     public var rawQuery: String?
     /// Decoded query parameters (`+` as space), in order, repeated names kept.
     public var query: [(name: String, value: String)]
-    /// Header fields by lower-cased name; repeated fields are joined with ", " (RFC 9110 §5.3).
-    /// Read-only so that the names stay lower-cased and `header(_:)` needs one lookup.
-    public private(set) var headers: [String: String]
+    /// Header fields with lower-cased names, in the order received; a repeated field's values
+    /// are joined with ", " (RFC 9110 §5.3). A list rather than a dictionary: a request carries
+    /// a handful, and building a dictionary of them cost ~2,700 instructions a request
+    /// (callgrind, 2026-11-25), more than scanning the list at each `header(_:)`.
+    public private(set) var fields: [(name: String, value: String)]
     public var body: [UInt8]
     public var remoteAddress: String
+    /// The routing headers as the server already read them (for its memo), so that routing
+    /// does not look them up again; nil for a request built elsewhere. See `routingHeaders`.
+    var routing: RoutingHeaders?
 
     public init(
         method: HTTPMethod, path: String, rawQuery: String? = nil, headers: [String: String] = [:],
         body: [UInt8] = [], remoteAddress: String = ""
     ) {
-        var normalized = headers
-        if headers.keys.contains(where: ASCII.hasUppercase) {
-            normalized = [:]
-            for (name, value) in headers { normalized[ASCII.lowercased(name), default: ""].appendField(value) }
+        var fields: [(name: String, value: String)] = []
+        // In name order: a dictionary has none, and repeated names must join the same way each run.
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            Self.add(name: ASCII.lowercased(name), value: value, to: &fields)
         }
-        self.init(
-            trustedMethod: method, path: path, rawQuery: rawQuery, lowercasedHeaders: normalized,
-            body: body, remoteAddress: remoteAddress)
+        self.init(trustedMethod: method, path: path, rawQuery: rawQuery, fields: fields, body: body, remoteAddress: remoteAddress)
     }
 
-    /// For the server, whose header names are already lower-cased.
+    /// For the server, whose header names are already lower-cased and repeats joined.
     init(
-        trustedMethod method: HTTPMethod, path: String, rawQuery: String?, lowercasedHeaders: [String: String],
+        trustedMethod method: HTTPMethod, path: String, rawQuery: String?, fields: [(name: String, value: String)],
         body: [UInt8], remoteAddress: String
     ) {
         self.method = method
         self.path = path
         self.rawQuery = rawQuery
         self.query = rawQuery.map { URLEncoding.pairs($0) } ?? []
-        self.headers = lowercasedHeaders
+        self.fields = fields
         self.body = body
         self.remoteAddress = remoteAddress
     }
 
+    /// Header fields by lower-cased name; repeated fields are joined with ", ".
+    public var headers: [String: String] {
+        Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Adds a field (its name already lower-cased), joining a repeated one's values.
+    static func add(name: String, value: String, to fields: inout [(name: String, value: String)]) {
+        if let i = fields.firstIndex(where: { $0.name == name }) { fields[i].value.appendField(value) }
+        else { fields.append((name: name, value: value)) }
+    }
+
+    /// `Host`, `X-Forwarded-Host` and `X-Forwarded-Proto`: what chooses the mount.
+    var routingHeaders: RoutingHeaders {
+        routing ?? RoutingHeaders(host: header("host"), forwardedHost: header("x-forwarded-host"),
+                                  forwardedProto: header("x-forwarded-proto"))
+    }
+
     /// Header value by case-insensitive name.
     public func header(_ name: String) -> String? {
-        if let value = headers[name] { return value }
-        return ASCII.hasUppercase(name) ? headers[ASCII.lowercased(name)] : nil
+        for field in fields where ASCII.equalsIgnoringCase(field.name, name) { return field.value }
+        return nil
     }
 
     /// All values of a query parameter, in order.
@@ -75,6 +95,15 @@ public struct HTTPRequest: Sendable {
         while value.last == " " || value.last == "\t" { value.removeLast() }
         return value
     }
+}
+
+/// The request headers that choose the mount (see `Site`) and so belong to the memo's key.
+/// From the server, a repeated header's first value; from `headers`, all values joined, whose
+/// first value is the same.
+struct RoutingHeaders: Hashable, Sendable {
+    let host: String?
+    let forwardedHost: String?
+    let forwardedProto: String?
 }
 
 extension String {

@@ -100,6 +100,19 @@ public struct HTTPResponse: Sendable {
         return copy
     }
 
+    /// This response with another body, its headers, policy and memo mark kept (the policy's
+    /// headers do not depend on the body): for answers that differ only in their body, built
+    /// from one made once, e.g. `.jwt("", contentType: t).applying(.publicRead)`. Adding the
+    /// policy's headers to each answer instead cost ~2,700 instructions of a cached `fetch`
+    /// (callgrind, 2026-11-25). Not for a prepared response: that is dropped.
+    public func replacingBody(_ body: [UInt8]) -> HTTPResponse {
+        var copy = self
+        copy.body = body
+        copy.reusableUntil = reusableUntil
+        copy.appliedPolicy = appliedPolicy
+        return copy
+    }
+
     public func adding(header name: String, _ value: String) -> HTTPResponse {
         var copy = self
         copy.headers.append((name: name, value: value))

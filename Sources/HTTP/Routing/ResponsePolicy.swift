@@ -19,39 +19,70 @@ public enum ResponsePolicy: Sendable, Hashable {
     /// `response` with this policy's headers added (a header the handler set itself is kept),
     /// plus `X-Content-Type-Options: nosniff` on JSON and JWT answers. Prepare a response after
     /// applying its policy and the router will leave it as it is.
+    ///
+    /// The headers come from lists built once per policy, and the checks read bytes without
+    /// building strings: adding them one by one, with a lower-cased copy of the media type, cost
+    /// ~6,200 instructions per fetch answer (callgrind, 2026-11-25).
     public func apply(to response: HTTPResponse) -> HTTPResponse {
         if response.appliedPolicy == self || response.isDeferred { return response }
         let reusable = response.reusableUntil
+        let added = self != .html && Self.isStructured(response) ? headersWithNosniff : headers
         var out = response
-        var added: [(name: String, value: String)] = []
-        func add(_ name: String, _ value: String) {
-            if !response.hasHeader(name) { added.append((name: name, value: value)) }
+        // Usually the handler set none of them, and the whole list goes in at once.
+        if response.headers.contains(where: { own in added.contains { ASCII.equalsIgnoringCase($0.name, own.name) } }) {
+            out.headers.append(contentsOf: added.filter { !response.hasHeader($0.name) })
+        } else {
+            out.headers.append(contentsOf: added)
         }
-        switch self {
-        case .publicRead:
-            add("Access-Control-Allow-Origin", "*")
-        case .perClient:
-            add("Cache-Control", "no-store")
-        case .html:
-            add("Content-Security-Policy", Self.contentSecurityPolicy)
-            add("X-Content-Type-Options", "nosniff")
-            add("Referrer-Policy", "no-referrer")
-            add("Cache-Control", "no-store")
-        }
-        if self != .html, let type = response.header("content-type"), Self.isStructured(type) {
-            add("X-Content-Type-Options", "nosniff")
-        }
-        if !added.isEmpty { out.headers.append(contentsOf: added) }
         if let reusable { out = out.reusable(until: reusable) }
         out.appliedPolicy = self
         return out
     }
 
+    /// The policy's own headers, in the order they are sent.
+    var headers: [(name: String, value: String)] {
+        switch self {
+        case .publicRead: return Self.publicReadHeaders
+        case .perClient: return Self.perClientHeaders
+        case .html: return Self.htmlHeaders
+        }
+    }
+
+    /// The same followed by `X-Content-Type-Options: nosniff`, for JSON and JWT answers.
+    private var headersWithNosniff: [(name: String, value: String)] {
+        switch self {
+        case .publicRead: return Self.publicReadStructuredHeaders
+        case .perClient: return Self.perClientStructuredHeaders
+        case .html: return Self.htmlHeaders
+        }
+    }
+
+    private static let nosniff = (name: "X-Content-Type-Options", value: "nosniff")
+    private static let publicReadHeaders = [(name: "Access-Control-Allow-Origin", value: "*")]
+    private static let publicReadStructuredHeaders = publicReadHeaders + [nosniff]
+    private static let perClientHeaders = [(name: "Cache-Control", value: "no-store")]
+    private static let perClientStructuredHeaders = perClientHeaders + [nosniff]
+    private static let htmlHeaders = [
+        (name: "Content-Security-Policy", value: contentSecurityPolicy), nosniff,
+        (name: "Referrer-Policy", value: "no-referrer"), (name: "Cache-Control", value: "no-store"),
+    ]
+
+    /// Whether the response's Content-Type is JSON or a JWT.
+    static func isStructured(_ response: HTTPResponse) -> Bool {
+        guard let type = response.header("content-type") else { return false }
+        return isStructured(type)
+    }
+
     /// JSON and JWT media types (`application/json`, `+json`, `application/jwt`, `+jwt`): a
     /// browser sniffing them as HTML would run attacker-chosen claim values.
     static func isStructured(_ contentType: String) -> Bool {
-        let type = ASCII.mediaType(contentType)
-        return type == "application/json" || type == "application/jwt" || type.hasSuffix("+json") || type.hasSuffix("+jwt")
+        var contentType = contentType
+        return contentType.withUTF8 { value in
+            let type = ASCII.mediaType(value)
+            return ASCII.hasSuffixIgnoringCase(type, "+json") || ASCII.hasSuffixIgnoringCase(type, "+jwt")
+                || (type.count == 16 && ASCII.hasSuffixIgnoringCase(type, "application/json"))
+                || (type.count == 15 && ASCII.hasSuffixIgnoringCase(type, "application/jwt"))
+        }
     }
 }
 

@@ -20,11 +20,19 @@ public struct Router<Context: Sendable>: Sendable {
         let handler: RouteHandler<Context>
     }
 
-    /// The routes sharing one template, by method.
+    /// The routes sharing one template, in the order they were added (the order `Allow` lists).
+    /// A list, not a dictionary: a path has one to three methods, and hashing the method cost
+    /// more than comparing it with each.
     struct PathRoutes: Sendable {
         let template: PathTemplate
-        var methods: [HTTPMethod] = []
-        var routes: [HTTPMethod: Route] = [:]
+        var routes: [(method: HTTPMethod, route: Route)] = []
+
+        func route(_ method: HTTPMethod) -> Route? {
+            for entry in routes where entry.method == method { return entry.route }
+            return nil
+        }
+
+        var methods: [HTTPMethod] { routes.map(\.method) }
     }
 
     private var paths: [PathRoutes] = []
@@ -42,18 +50,32 @@ public struct Router<Context: Sendable>: Sendable {
         _ method: HTTPMethod, _ template: String, policy: ResponsePolicy = .publicRead, memo: Bool = false,
         _ handler: @escaping RouteHandler<Context>
     ) {
-        let parsed = PathTemplate(template)
+        insert(method, PathTemplate(template), Route(policy: policy, memo: memo, handler: handler))
+    }
+
+    /// One router with the routes of all of `routers`, for a mount that serves them all: one
+    /// lookup instead of one per router. A template in several of them becomes one path with
+    /// all their methods; the same method on it twice is a programming error, as with `add`.
+    public init(merging routers: [Router<Context>]) {
+        self.init()
+        for router in routers {
+            for path in router.paths {
+                for entry in path.routes { insert(entry.method, path.template, entry.route) }
+            }
+        }
+    }
+
+    private mutating func insert(_ method: HTTPMethod, _ template: PathTemplate, _ route: Route) {
         let index: Int
-        if let existing = paths.firstIndex(where: { $0.template == parsed }) {
+        if let existing = paths.firstIndex(where: { $0.template == template }) {
             index = existing
         } else {
             index = paths.count
-            paths.append(PathRoutes(template: parsed))
-            if parsed.isLiteral { literal[Substring(template)] = index } else { templated.append(index) }
+            paths.append(PathRoutes(template: template))
+            if template.isLiteral { literal[Substring(template.description)] = index } else { templated.append(index) }
         }
-        precondition(paths[index].routes[method] == nil, "route \(method) \(template) added twice")
-        paths[index].methods.append(method)
-        paths[index].routes[method] = Route(policy: policy, memo: memo, handler: handler)
+        precondition(paths[index].route(method) == nil, "route \(method) \(template) added twice")
+        paths[index].routes.append((method: method, route: route))
     }
 
     public mutating func get(
@@ -76,10 +98,10 @@ public struct Router<Context: Sendable>: Sendable {
     /// template matches the path, so the caller can try elsewhere or answer 404.
     public func respond(to request: HTTPRequest, path: Substring, context: Context) -> HTTPResponse? {
         guard let (entry, parameters) = find(path.isEmpty ? "/" : path) else { return nil }
-        if let route = entry.routes[request.method] ?? (request.method == .head ? entry.routes[.get] : nil) {
+        if let route = entry.route(request.method) ?? (request.method == .head ? entry.route(.get) : nil) {
             return Self.run(route, context: context, request: request, parameters: parameters)
         }
-        let isPublic = entry.routes.values.contains { $0.policy == .publicRead }
+        let isPublic = entry.routes.contains { $0.route.policy == .publicRead }
         if request.method == .options && isPublic {
             return BuiltinResponses.preflight(allow: Self.allow(entry, isPublic: true))
         }
@@ -100,8 +122,8 @@ public struct Router<Context: Sendable>: Sendable {
     /// The `Allow` value: the path's methods, HEAD with GET, OPTIONS where preflights are answered.
     private static func allow(_ entry: PathRoutes, isPublic: Bool) -> String {
         var methods = entry.methods
-        if entry.routes[.get] != nil && entry.routes[.head] == nil { methods.insert(.head, at: methods.firstIndex(of: .get)! + 1) }
-        if isPublic && entry.routes[.options] == nil { methods.append(.options) }
+        if entry.route(.get) != nil && entry.route(.head) == nil { methods.insert(.head, at: methods.firstIndex(of: .get)! + 1) }
+        if isPublic && entry.route(.options) == nil { methods.append(.options) }
         return methods.map(\.name).joined(separator: ", ")
     }
 

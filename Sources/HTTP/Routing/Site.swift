@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The mount table: which service answers a request URL. Each mount is an absolute URL (an
 /// entity ID such as `http://127.0.0.1:8080/ta` or `https://other.example/`) with a context
 /// value (the entity) and the routers of the services it runs; `root` holds server-level routes
@@ -27,16 +33,15 @@ public struct Site<Context: Sendable>: Sendable {
         }
     }
 
-    private struct Origin: Hashable, Sendable {
-        let scheme: String
-        let authority: String
-    }
-
     private let mounts: [Mount]
-    /// Origin → mount path ("" for the origin itself, no trailing slash) → index in `mounts`.
-    private let byOrigin: [Origin: [Substring: Int]]
-    /// Mounts under the base URL by their path there (the base URL's path included).
-    private let underBase: [Substring: Int]
+    /// The mounts' origins and the base URL's, numbered for `table`.
+    private let origins: OriginTable
+    /// (origin number, mount path without trailing slashes; "" for an origin) → mount index.
+    private let table: MountTable
+    /// The base URL's origin number, and its path followed by "/": the prefix of the paths of
+    /// the mounts under the base URL.
+    private let baseOrigin: Int32
+    private let basePrefix: String
     /// Segments in the deepest mount path: no longer prefix can match.
     private let maxDepth: Int
     private let root: Router<Void>
@@ -44,37 +49,41 @@ public struct Site<Context: Sendable>: Sendable {
     /// `baseURL` is the server's public URL (`--base-url`). When two mounts share a URL the
     /// first is kept.
     public init(baseURL: String, mounts: [Mount], root: Router<Void> = Router()) {
+        var origins = OriginTable()
+        func number(_ scheme: String, _ authority: String) -> Int32 { origins.number(scheme: scheme, authority: authority) }
         let base = Self.split(baseURL)
-        var byOrigin: [Origin: [Substring: Int]] = [:]
-        var underBase: [Substring: Int] = [:]
+        baseOrigin = number(base.scheme, base.authority)
+        basePrefix = base.path + "/"
+        var table = MountTable(capacity: mounts.count)
         var maxDepth = 0
-        let baseOrigin = Origin(scheme: ASCII.lowercased(base.scheme), authority: ASCII.lowercased(base.authority))
-        for (index, mount) in mounts.enumerated() {
+        for mount in mounts {
             let parts = Self.split(mount.url)
-            let origin = Origin(scheme: ASCII.lowercased(parts.scheme), authority: ASCII.lowercased(parts.authority))
-            let path = Substring(parts.path)
-            if byOrigin[origin, default: [:]][path] == nil { byOrigin[origin, default: [:]][path] = index }
-            if origin == baseOrigin, path.hasPrefix(base.path + "/"), underBase[path] == nil {
-                underBase[path] = index
-            }
-            maxDepth = max(maxDepth, path.utf8.count(where: { $0 == UInt8(ascii: "/") }))
+            let start = mount.url.utf8.count - parts.trailing - parts.path.utf8.count
+            table.append(url: mount.url, origin: number(parts.scheme, parts.authority),
+                         path: start..<(start + parts.path.utf8.count))
+            maxDepth = max(maxDepth, parts.path.utf8.count(where: { $0 == UInt8(ascii: "/") }))
         }
         self.mounts = mounts
-        self.byOrigin = byOrigin
-        self.underBase = underBase
+        self.origins = origins
+        self.table = table
         self.maxDepth = maxDepth
         self.root = root
     }
 
     /// The answer to `request`: the matched mount's routers in order, then `root`, else a JSON
     /// 404 `not_found` any origin may read.
+    ///
+    /// Specialized here for the server's entity IDs as context: a caller in another module
+    /// otherwise runs the generic code, which instantiated type metadata on every request
+    /// (~4,000 instructions of a fetch, callgrind 2026-11-25).
+    @_specialize(exported: true, where Context == String)
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        let origin = Self.origin(of: request)
-        if let (index, rest) = longestMount(origin: origin, path: Substring(request.path)),
+        let origin = origin(of: request)
+        if let (index, rest) = longestMount(origin: origin, path: request.path),
            let response = answer(mounts[index], path: rest, request: request) {
             return response
         }
-        if let (index, documentPath) = insertedMount(origin: origin, path: Substring(request.path)),
+        if let (index, documentPath) = insertedMount(origin: origin, path: request.path),
            let response = answer(mounts[index], path: documentPath, request: request) {
             return response
         }
@@ -88,9 +97,9 @@ public struct Site<Context: Sendable>: Sendable {
     /// The mount a request goes to and the route path below it, by longest prefix, then by the
     /// insertion form; nil when none.
     public func mount(for request: HTTPRequest) -> (mount: Mount, path: Substring)? {
-        let origin = Self.origin(of: request)
-        if let (index, rest) = longestMount(origin: origin, path: Substring(request.path)) { return (mounts[index], rest) }
-        if let (index, path) = insertedMount(origin: origin, path: Substring(request.path)) { return (mounts[index], path) }
+        let origin = origin(of: request)
+        if let (index, rest) = longestMount(origin: origin, path: request.path) { return (mounts[index], rest) }
+        if let (index, path) = insertedMount(origin: origin, path: request.path) { return (mounts[index], path) }
         return nil
     }
 
@@ -103,71 +112,104 @@ public struct Site<Context: Sendable>: Sendable {
 
     /// The longest mount path that is `path` or a prefix of it ending at a `/`, first on the
     /// request's origin, then among the mounts under the base URL.
-    private func longestMount(origin: Origin?, path: Substring) -> (Int, Substring)? {
-        let start = Self.truncated(path, toSegments: maxDepth)
-        if let origin, let table = byOrigin[origin], let found = Self.longest(in: table, path: path, from: start) {
-            return found
+    private func longestMount(origin: Int32?, path: String) -> (Int, Substring)? {
+        let found = MountTable.withBytes(path) { bytes -> (index: Int, length: Int)? in
+            let start = Self.truncated(bytes, toSegments: maxDepth)
+            if let origin, let found = longest(origin: origin, bytes, from: start, underBase: false) { return found }
+            // On the base origin itself, the lookup above has tried every mount under the base URL.
+            guard origin != baseOrigin else { return nil }
+            return longest(origin: baseOrigin, bytes, from: start, underBase: true)
         }
-        return Self.longest(in: underBase, path: path, from: start)
+        guard let found else { return nil }
+        return (found.index, Self.suffix(of: path, from: found.length))
     }
 
-    private static func longest(in table: [Substring: Int], path: Substring, from start: Substring) -> (Int, Substring)? {
-        guard !table.isEmpty else { return nil }
-        var prefix = start
+    private func longest(origin: Int32, _ path: UnsafeBufferPointer<UInt8>, from start: Int, underBase: Bool)
+        -> (index: Int, length: Int)? {
+        var length = start
         while true {
-            if let index = table[prefix] { return (index, path[prefix.endIndex...]) }
-            guard let slash = prefix.lastIndex(of: "/") else { return nil }
-            prefix = prefix[..<slash]
+            if let index = mount(origin: origin, path: UnsafeBufferPointer(rebasing: path[..<length]), underBase: underBase) {
+                return (index, length)
+            }
+            guard let slash = path[..<length].lastIndex(of: UInt8(ascii: "/")) else { return nil }
+            length = slash
         }
+    }
+
+    /// The mount at exactly `origin` and `path`; with `underBase`, only one under the base URL.
+    private func mount(origin: Int32, path: UnsafeBufferPointer<UInt8>, underBase: Bool) -> Int? {
+        guard let index = table.find(origin: origin, path: path) else { return nil }
+        guard underBase else { return index }
+        return MountTable.withBytes(basePrefix) { table.pathHasPrefix(index, $0) } ? index : nil
     }
 
     /// `/.well-known/<document>/<mount path>` → the mount at exactly `<mount path>` and the
     /// route path `/.well-known/<document>` (RFC 8414 §3.1).
-    private func insertedMount(origin: Origin?, path: Substring) -> (Int, Substring)? {
-        let prefix = "/.well-known/"
-        guard path.hasPrefix(prefix) else { return nil }
-        let afterPrefix = path.index(path.startIndex, offsetBy: prefix.utf8.count)
-        guard let slash = path[afterPrefix...].firstIndex(of: "/"), slash > afterPrefix else { return nil }
-        var mountPath = path[slash...]
-        while mountPath.hasSuffix("/") { mountPath = mountPath.dropLast() }
-        guard !mountPath.isEmpty else { return nil }
-        let documentPath = path[..<slash]
-        if let origin, let index = byOrigin[origin]?[mountPath] { return (index, documentPath) }
-        if let index = underBase[mountPath] { return (index, documentPath) }
-        return nil
-    }
-
-    /// `path` cut before its `(segments + 1)`-th `/`: a mount path has at most `segments`.
-    private static func truncated(_ path: Substring, toSegments segments: Int) -> Substring {
-        var seen = 0
-        var index = path.startIndex
-        while index < path.endIndex {
-            if path[index] == "/" {
-                if seen == segments { return path[..<index] }
-                seen += 1
-            }
-            index = path.index(after: index)
-        }
-        return path
-    }
-
-    /// Scheme and authority the client used: forwarded by the proxy, else `Host` over http.
-    private static func origin(of request: HTTPRequest) -> Origin? {
-        guard let host = request.header("x-forwarded-host").map(HTTPRequest.firstValue) ?? request.header("host")?[...] else {
+    private func insertedMount(origin: Int32?, path: String) -> (Int, Substring)? {
+        let found = MountTable.withBytes(path) { bytes -> (index: Int, slash: Int)? in
+            let prefix: StaticString = "/.well-known/"
+            let n = prefix.utf8CodeUnitCount
+            guard bytes.count > n, memcmp(bytes.baseAddress!, prefix.utf8Start, n) == 0 else { return nil }
+            guard let slash = bytes[n...].firstIndex(of: UInt8(ascii: "/")), slash > n else { return nil }
+            var end = bytes.count
+            while end > slash && bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+            guard end > slash else { return nil }
+            let mountPath = UnsafeBufferPointer(rebasing: bytes[slash..<end])
+            if let origin, let index = mount(origin: origin, path: mountPath, underBase: false) { return (index, slash) }
+            if let index = mount(origin: baseOrigin, path: mountPath, underBase: true) { return (index, slash) }
             return nil
         }
-        let scheme = request.header("x-forwarded-proto").map(HTTPRequest.firstValue) ?? "http"
-        return Origin(scheme: ASCII.lowercased(String(scheme)), authority: ASCII.lowercased(String(host)))
+        guard let found else { return nil }
+        return (found.index, Self.prefix(of: path, upTo: found.slash))
     }
 
-    /// Scheme, authority and path (without trailing slashes; "" for an origin) of an absolute URL.
-    static func split(_ url: String) -> (scheme: String, authority: String, path: String) {
-        guard let schemeEnd = url.firstRange(of: "://") else { return ("", "", url) }
+    /// How many bytes of `path` come before its `(segments + 1)`-th `/`: a mount path has at
+    /// most `segments`.
+    private static func truncated(_ path: UnsafeBufferPointer<UInt8>, toSegments segments: Int) -> Int {
+        var seen = 0
+        for i in 0..<path.count where path[i] == UInt8(ascii: "/") {
+            if seen == segments { return i }
+            seen += 1
+        }
+        return path.count
+    }
+
+    /// `path` from UTF-8 offset `offset` (a `/` or the end, so a character boundary) on.
+    private static func suffix(of path: String, from offset: Int) -> Substring {
+        Substring(path.utf8[path.utf8.index(path.utf8.startIndex, offsetBy: offset)...])
+    }
+
+    private static func prefix(of path: String, upTo offset: Int) -> Substring {
+        Substring(path.utf8[..<path.utf8.index(path.utf8.startIndex, offsetBy: offset)])
+    }
+
+    /// The number of the origin the client used (forwarded by the proxy, else `Host` over http),
+    /// or nil when no mount has that origin.
+    private func origin(of request: HTTPRequest) -> Int32? {
+        let headers = request.routingHeaders
+        guard let host = headers.forwardedHost.map(Self.firstValue) ?? headers.host else { return nil }
+        return origins.find(scheme: headers.forwardedProto.map(Self.firstValue) ?? "http", authority: host)
+    }
+
+    /// `HTTPRequest.firstValue` as a string: the header itself when it is a single value.
+    private static func firstValue(_ header: String) -> String {
+        let value = HTTPRequest.firstValue(header)
+        return value.utf8.count == header.utf8.count ? header : String(value)
+    }
+
+    /// Scheme, authority and path (without trailing slashes; "" for an origin) of an absolute
+    /// URL, and how many trailing slashes were cut.
+    static func split(_ url: String) -> (scheme: String, authority: String, path: String, trailing: Int) {
+        guard let schemeEnd = url.firstRange(of: "://") else { return ("", "", url, 0) }
         let scheme = String(url[..<schemeEnd.lowerBound])
         let afterScheme = url[schemeEnd.upperBound...]
-        guard let slash = afterScheme.firstIndex(of: "/") else { return (scheme, String(afterScheme), "") }
+        guard let slash = afterScheme.firstIndex(of: "/") else { return (scheme, String(afterScheme), "", 0) }
         var path = String(afterScheme[slash...])
-        while path.hasSuffix("/") { path.removeLast() }
-        return (scheme, String(afterScheme[..<slash]), path)
+        var trailing = 0
+        while path.hasSuffix("/") {
+            path.removeLast()
+            trailing += 1
+        }
+        return (scheme, String(afterScheme[..<slash]), path, trailing)
     }
 }

@@ -2,14 +2,26 @@ import CMicroHTTPD
 
 /// Reads what a request handler needs from an MHD connection.
 enum ConnectionInfo {
-    /// Request headers by lower-cased name; repeats joined with ", ".
-    static func headers(_ connection: OpaquePointer) -> [String: String] {
-        // Sized once: growing a dictionary rehashes it, and most requests carry few headers.
-        var headers = [String: String](minimumCapacity: Int(trustbed_mhd_request_header_count(connection)))
-        _ = withUnsafeMutablePointer(to: &headers) { pointer in
+    /// Request header fields with lower-cased names; repeats joined with ", ".
+    static func fields(_ connection: OpaquePointer) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(Int(trustbed_mhd_request_header_count(connection)))
+        _ = withUnsafeMutablePointer(to: &fields) { pointer in
             trustbed_mhd_request_headers(connection, collectHeader, pointer)
         }
-        return headers
+        return fields
+    }
+
+    /// The headers that choose the mount, each its first value.
+    static func routingHeaders(_ connection: OpaquePointer) -> RoutingHeaders {
+        RoutingHeaders(host: header(connection, "Host"), forwardedHost: header(connection, "X-Forwarded-Host"),
+                       forwardedProto: header(connection, "X-Forwarded-Proto"))
+    }
+
+    private static func header(_ connection: OpaquePointer, _ name: StaticString) -> String? {
+        name.withUTF8Buffer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { trustbed_mhd_request_header(connection, $0.baseAddress!) }
+        }.map { String(cString: $0) }
     }
 
     /// The client's IP address as text, "" when unknown.
@@ -21,19 +33,17 @@ enum ConnectionInfo {
     }
 }
 
-/// MHD_KeyValueIteratorN adding one header to the `[String: String]` behind `cls`.
+/// MHD_KeyValueIteratorN adding one header to the field list behind `cls`.
 private func collectHeader(
     _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?, _ keySize: Int,
     _ value: UnsafePointer<CChar>?, _ valueSize: Int
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
-    let headers = cls.assumingMemoryBound(to: [String: String].self)
+    let fields = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
     let name = ASCII.lowercased(UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: keySize))
     let text = value.map {
         String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: valueSize), as: UTF8.self)
     } ?? ""
-    if let earlier = headers.pointee.updateValue(text, forKey: name) {
-        headers.pointee[name] = earlier + ", " + text
-    }
+    HTTPRequest.add(name: name, value: text, to: &fields.pointee)
     return .YES
 }

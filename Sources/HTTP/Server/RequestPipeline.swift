@@ -132,8 +132,10 @@ extension HTTPServer {
     ) -> Bool {
         let path = String(cString: url)
         var memoKey: (key: ResponseMemo.Key, generation: UInt64)?
+        var routing: RoutingHeaders?
         if (kind == .get || kind == .head) && body.isEmpty && trustbed_mhd_has_credentials(connection) == 0 {
-            let key = ResponseMemo.Key(path: path, query: rawQuery, connection: connection)
+            routing = ConnectionInfo.routingHeaders(connection)
+            let key = ResponseMemo.Key(path: path, query: rawQuery, routing: routing!)
             let (reused, generation) = memo.lookup(key)
             if let reused {
                 let queued = MHD_queue_response(connection, reused.wire.status, reused.wire.handle) == .YES
@@ -141,16 +143,17 @@ extension HTTPServer {
             }
             memoKey = (key, generation)
         }
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             trustedMethod: kind, path: path, rawQuery: rawQuery,
-            lowercasedHeaders: ConnectionInfo.headers(connection), body: body,
+            fields: ConnectionInfo.fields(connection), body: body,
             remoteAddress: ConnectionInfo.remoteAddress(connection))
+        request.routing = routing
         let response = handler(request)
         if let begin = response.deferredStart {
             return suspend(connection, start: begin, memoKey: memoKey, startNanos: start, state: state)
         }
-        if let memoKey { memo.store(response, for: memoKey.key, generation: memoKey.generation) }
-        return send(response, connection: connection, kind: kind, path: path, start: start)
+        let stored = memoKey.flatMap { memo.store(response, for: $0.key, generation: $0.generation) }
+        return send(response, prepared: stored, connection: connection, kind: kind, path: path, start: start)
     }
 
     /// Suspends the connection, then starts the deferred work: in that order, so a completion
@@ -190,11 +193,13 @@ extension HTTPServer {
             response = BuiltinResponses.internalError
             response.failure = "a deferred answer completed with another deferred answer"
         }
+        var stored: PreparedResponse?
         if let memoKey = context.memoKey {
             context.memoKey = nil
-            memo.store(response, for: memoKey.key, generation: memoKey.generation)
+            stored = memo.store(response, for: memoKey.key, generation: memoKey.generation)
         }
-        return send(response, connection: connection, kind: HTTPMethod(cString: method), url: url, start: context.startNanos)
+        return send(response, prepared: stored, connection: connection, kind: HTTPMethod(cString: method), path: String(cString: url),
+                    start: context.startNanos)
     }
 
     private func send(
@@ -203,14 +208,17 @@ extension HTTPServer {
         send(response, connection: connection, kind: kind, path: String(cString: url), start: start)
     }
 
+    /// `prepared`: the MHD response the memo made of `response`, queued instead of making another.
     private func send(
-        _ response: HTTPResponse, connection: OpaquePointer, kind: HTTPMethod, path: String, start: UInt64
+        _ response: HTTPResponse, prepared: PreparedResponse? = nil, connection: OpaquePointer, kind: HTTPMethod, path: String,
+        start: UInt64
     ) -> Bool {
         if let failure = response.failure {
             // A plain literal and the path only: the access log's rules (no query, no headers).
             accessLog.logger.error(Logger.Message(stringLiteral: "\(kind) \(path) failed: \(failure)"), source: "HTTP")
         }
-        let queued = ResponseWriter.queue(response, on: connection)
+        let queued = prepared.map { MHD_queue_response(connection, $0.status, $0.handle) == .YES }
+            ?? ResponseWriter.queue(response, on: connection)
         return logged(queued, kind: kind, path: path, status: response.status.code, bytes: response.body.count, start: start)
     }
 

@@ -17,6 +17,12 @@ import Darwin
 /// `X-Forwarded-Host`, `X-Forwarded-Proto`); no other request header changes a reusable answer.
 /// The application clears the memo whenever what it serves changes (`HTTPServer.clearMemo()`).
 ///
+/// An answer is kept from the second time its URL is answered within a second, not the first:
+/// a thread remembers the hashes of the URLs it answered lately (a direct-mapped table). A URL
+/// asked for once, such as a `fetch` about one of 100,000 leaves, then costs no entry, which
+/// was 3,800 instructions of a 42,700-instruction request (callgrind, 2026-11-25) and a
+/// megabyte of MHD responses per thread churned through the heap every thousand requests.
+///
 /// Each worker thread keeps its own memo with its own copy of every MHD response, so a hit
 /// touches no memory another core writes: no lock, no shared reference count. Only `clear()`
 /// is shared, as a generation number the threads compare before each lookup. Measured against
@@ -24,25 +30,39 @@ import Darwin
 /// the median paired ratio was 1.035 for the entity configuration and for fetch, in a noisy
 /// range (0.75–1.29); kept because the entity configuration sits 1.5 points above its 80% goal.
 final class ResponseMemo: @unchecked Sendable {
-    struct Key: Hashable {
+    /// Hashed once, as bytes: the per-thread table and the table of requests answered once both
+    /// use `fieldsHash`, where a `Dictionary` keyed by the five strings hashed them again for
+    /// every lookup and insertion (~1,600 instructions a request, memo hits included;
+    /// callgrind, 2026-11-25). A class, so that handing it on (to the handler's
+    /// completion, to `store`) retains one object instead of five strings (~1,000 more).
+    final class Key: Hashable, Sendable {
         let path: String
         let query: String?
-        let host: String?
-        let forwardedHost: String?
-        let forwardedProto: String?
+        let routing: RoutingHeaders
+        let fieldsHash: Int
 
-        init(path: String, query: String?, connection: OpaquePointer) {
+        init(path: String, query: String?, routing: RoutingHeaders) {
             self.path = path
             self.query = query
-            host = Self.header(connection, "Host")
-            forwardedHost = Self.header(connection, "X-Forwarded-Host")
-            forwardedProto = Self.header(connection, "X-Forwarded-Proto")
+            self.routing = routing
+            var hasher = Hasher()
+            // Each field's bytes, then a byte no header or path contains (0xFF for an absent one).
+            func add(_ field: String?) {
+                if let field { MountTable.withBytes(field) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) } }
+                hasher.combine(field == nil ? UInt8(0xFF) : 0)
+            }
+            add(path)
+            add(query)
+            add(routing.host)
+            add(routing.forwardedHost)
+            add(routing.forwardedProto)
+            fieldsHash = hasher.finalize()
         }
 
-        private static func header(_ connection: OpaquePointer, _ name: StaticString) -> String? {
-            name.withUTF8Buffer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { trustbed_mhd_request_header(connection, $0.baseAddress!) }
-            }.map { String(cString: $0) }
+        func hash(into hasher: inout Hasher) { hasher.combine(fieldsHash) }
+
+        static func == (a: Key, b: Key) -> Bool {
+            a.fieldsHash == b.fieldsHash && a.path == b.path && a.query == b.query && a.routing == b.routing
         }
     }
 
@@ -58,7 +78,26 @@ final class ResponseMemo: @unchecked Sendable {
         private(set) var entries: [Key: Entry] = [:]
         /// Bytes held by `entries` (bodies and keys), against the memo's byte budget.
         private(set) var bytes = 0
+        /// Requests answered and not kept: `Key.fieldsHash` and when, by the hash's low bits (64 KiB).
+        private var answered = [(hash: Int, nanos: UInt64)](repeating: (0, 0), count: 4096)
         init(generation: UInt64) { self.generation = generation }
+
+        /// Whether `key`'s URL was answered within the memo's lifetime before `now`; if not, it
+        /// is remembered for next time.
+        func admit(_ key: Key, now: UInt64) -> Bool {
+            let hash = key.fieldsHash
+            let slot = hash & (answered.count - 1)
+            if answered[slot].hash == hash && now &- answered[slot].nanos < ResponseMemo.lifetimeNanos { return true }
+            answered[slot] = (hash, now)
+            return false
+        }
+
+        /// A cleared memo also forgets what it was asked.
+        func reset(generation: UInt64) {
+            removeAll()
+            for i in answered.indices { answered[i] = (0, 0) }
+            self.generation = generation
+        }
 
         func insert(_ entry: Entry, for key: Key) {
             if let replaced = entries.updateValue(entry, forKey: key) { bytes -= Self.size(bodyBytes: replaced.bytes, key) }
@@ -110,17 +149,22 @@ final class ResponseMemo: @unchecked Sendable {
         return (entry, memo.generation)
     }
 
-    func store(_ response: HTTPResponse, for key: Key, generation seen: UInt64) {
-        guard response.status == 200, let until = response.reusableUntil else { return }
+    /// Keeps `response` for identical requests when it is reusable, and returns the MHD
+    /// response made for that, so the caller queues it rather than making another.
+    @discardableResult
+    func store(_ response: HTTPResponse, for key: Key, generation seen: UInt64) -> PreparedResponse? {
+        guard response.status == 200, let until = response.reusableUntil else { return nil }
         let memo = threadMemo()
-        guard seen == memo.generation, seen == generation.load(ordering: .acquiring) else { return }
+        guard seen == memo.generation, seen == generation.load(ordering: .acquiring) else { return nil }
         let size = ThreadMemo.size(bodyBytes: response.body.count, key)
         let secondsLeft = until &- Int64(time(nil))
-        guard size <= byteBudget, secondsLeft > 0, let wire = PreparedResponse(response) else { return }
+        let now = MonotonicClock.nanoseconds()
+        guard size <= byteBudget, secondsLeft > 0, memo.admit(key, now: now), let wire = PreparedResponse(response) else { return nil }
         // Clamped before multiplying: a route's memo without an `until` passes Int64.max.
-        let deadline = MonotonicClock.nanoseconds() &+ min(Self.lifetimeNanos, UInt64(min(secondsLeft, 10)) * 1_000_000_000)
+        let deadline = now &+ min(Self.lifetimeNanos, UInt64(min(secondsLeft, 10)) * 1_000_000_000)
         if memo.bytes + size > byteBudget { memo.removeAll() }
         memo.insert(Entry(wire: wire, bytes: response.body.count, deadlineNanos: deadline), for: key)
+        return wire
     }
 
     func clear() {
@@ -132,10 +176,7 @@ final class ResponseMemo: @unchecked Sendable {
         let current = generation.load(ordering: .acquiring)
         if let raw = pthread_getspecific(threadKey) {
             let memo = Unmanaged<ThreadMemo>.fromOpaque(raw).takeUnretainedValue()
-            if memo.generation != current {
-                memo.removeAll()
-                memo.generation = current
-            }
+            if memo.generation != current { memo.reset(generation: current) }
             return memo
         }
         let memo = ThreadMemo(generation: current)
