@@ -5,7 +5,7 @@
 #
 #   bash Tests/bench/scale.sh path/to/trustbed OUTDIR
 #
-# Environment: BENCH_ENTITIES (100000) leaves, BENCH_SECONDS (5) per wrk run, SCALE_ROUNDS (2),
+# Environment: BENCH_ENTITIES (100000) leaves, BENCH_SECONDS (5) per wrk run, SCALE_ROUNDS (3),
 # SCALE_PORT (18082) for trustbed, SLOW_PORT (18083) for the slow host, SCALE_START_LIMIT (300)
 # seconds a start may take before the scenario gives up, SCALE_CACHE_MB (unset: the server's
 # default of 96 MiB) its --statement-cache-mb. A subordinate statement about a leaf costs about
@@ -38,7 +38,7 @@ bin=${1:?usage: scale.sh BINARY OUTDIR}
 out=${2:?usage: scale.sh BINARY OUTDIR}
 leaves=${BENCH_ENTITIES:-100000}
 secs=${BENCH_SECONDS:-5}
-rounds=${SCALE_ROUNDS:-2}
+rounds=${SCALE_ROUNDS:-3}
 port=${SCALE_PORT:-18082}
 slow_port=${SLOW_PORT:-18083}
 ints=100
