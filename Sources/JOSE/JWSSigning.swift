@@ -54,7 +54,11 @@ extension JWS {
     /// given) when no value needs a JSON escape, so the bytes equal the serializer's; else nil.
     static func plainHeader(algorithm: SignatureAlgorithm, keyID: String, type: String?) -> [UInt8]? {
         func plain(_ s: String) -> Bool {
-            s.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+            var s = s
+            return s.withUTF8 { bytes in
+                for b in bytes where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return false }
+                return true
+            }
         }
         guard plain(keyID), type.map(plain) ?? true else { return nil }
         var out: [UInt8] = []

@@ -50,6 +50,9 @@ extension JWK {
     /// a supported type has no others that define the key); looking up all six for every
     /// key cost 34k instructions a cold resolve (callgrind).
     func hasSameKeyMaterial(as other: JWK) -> Bool {
+        // Usually the very same members: the signer's key is taken from the set it is checked
+        // against, and dictionaries sharing storage compare equal at once.
+        if json == other.json { return true }
         let type = kty
         guard type == other.kty else { return false }
         let members: [String]
