@@ -44,7 +44,8 @@ final class ECDSASigner: @unchecked Sendable {
         var length = der.count
         let signed = EVP_PKEY_sign(ctx, &der, &length, hash, Int(hashLength)) == 1
         if !signed { OpenSSLErrors.clear() }
-        let kept = idle.withLock { pool -> Bool in
+        // A context that failed is not lent out again.
+        let kept = signed && idle.withLock { pool -> Bool in
             guard pool.count < Self.poolSize else { return false }
             pool.append(ctx)
             return true

@@ -7,9 +7,9 @@ import Support
 ///
 /// Why not OpenSSL's decoder: a server hosting 100,000 entities reads a leaf's PEM on most cold
 /// resolves, and OSSL_DECODER (chain of decoders, PKCS#8 to EC_KEY to provider key) took 264k
-/// instructions a key where the import takes about 160k, most of it building the curve group,
-/// which any way of making an OpenSSL 3.0 EC key repeats. Reading the public point from the DER
-/// also saves exporting it again (57k, callgrind, per cold resolve). Only the exact shape
+/// instructions a key where the import takes 199k, 139k of it building the curve group, which
+/// any way of making an OpenSSL 3.0 EC key repeats. Reading the public point from the DER also
+/// saves exporting it again (57k; callgrind, P-256). Only the exact shape
 /// OpenSSL writes is read here; anything else (other versions, attributes, explicit curve
 /// parameters, no public key, other key types) gives nil and takes the decoder.
 ///
