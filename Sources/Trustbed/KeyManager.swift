@@ -198,13 +198,15 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
 
     private func slot(_ e: Entity) -> Slot {
         if let s = slots.read({ $0[e.name] }), s.algorithm == e.algorithm { return s }
-        return slots.withLock { map in
-            if let s = map[e.name], s.algorithm == e.algorithm { return s }
-            if map.count >= loadedKeyLimit { startOver(&map) { Substring($0) } }
+        // The table that started over is handed out of the lock and freed there.
+        let (slot, _) = slots.withLock { map -> (Slot, [String: Slot]) in
+            if let s = map[e.name], s.algorithm == e.algorithm { return (s, [:]) }
+            let dropped = map.count >= loadedKeyLimit ? startOver(&map) { Substring($0) } : [:]
             let s = Slot(algorithm: e.algorithm)
             map[e.name] = s
-            return s
+            return (s, dropped)
         }
+        return slot
     }
 
     private func load(_ e: Entity) throws -> Loaded {
@@ -236,19 +238,24 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
     }
 
     private func remember(_ key: SigningKey, of name: String) {
-        parsed.withLock { map in
-            if map.count >= loadedKeyLimit { startOver(&map) { $0.prefix { $0 != "/" } } }
+        _ = parsed.withLock { map -> [String: SigningKey] in
+            let dropped = map.count >= loadedKeyLimit ? startOver(&map) { $0.prefix { $0 != "/" } } : [:]
             map["\(name)/\(key.kid)"] = key
+            return dropped
         }
     }
 
     /// Empties a full table of loaded keys but for those of `pinned` entities (`name` gives a
     /// key's entity name), unless they alone fill half of it. Without the exception every
     /// superior's key was read again after each 1,024 leaves: 10% of the key loads of a run of
-    /// cold resolves (101 of 1,101, callgrind, 100 intermediates).
-    private func startOver<Value>(_ map: inout [String: Value], name: (String) -> Substring) {
+    /// cold resolves (101 of 1,101, callgrind, 100 intermediates). Returns the table as it was,
+    /// for the caller to let go of after unlocking: freeing 1,024 OpenSSL keys takes some 17M
+    /// instructions, which every other request needing a key would otherwise wait for.
+    private func startOver<Value>(_ map: inout [String: Value], name: (String) -> Substring) -> [String: Value] {
+        let old = map
         map = map.filter { pinned.contains(String(name($0.key))) }
-        if map.count >= loadedKeyLimit / 2 { map.removeAll(keepingCapacity: true) }
+        if map.count >= loadedKeyLimit / 2 { map = [:] }
+        return old
     }
 
     /// Entities other entities name as their superior, Trust Anchors, and entities declaring
