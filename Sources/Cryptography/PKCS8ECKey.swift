@@ -1,4 +1,5 @@
 import COpenSSL
+import SwiftASN1
 import Support
 
 /// The parts of an unencrypted PKCS#8 EC private key (RFC 5208 PrivateKeyInfo holding an
@@ -9,8 +10,8 @@ import Support
 /// resolves, and OSSL_DECODER (chain of decoders, PKCS#8 to EC_KEY to provider key) took 264k
 /// instructions a key where the import takes 199k, 139k of it building the curve group, which
 /// any way of making an OpenSSL 3.0 EC key repeats. Reading the public point from the DER also
-/// saves exporting it again (57k; callgrind, P-256). Only the exact shape
-/// OpenSSL writes is read here; anything else (other versions, attributes, explicit curve
+/// saves exporting it again (57k; callgrind, P-256). The DER is read with swift-asn1, and only
+/// the exact shape OpenSSL writes is taken; anything else (other versions, attributes, explicit curve
 /// parameters, no public key, other key types) gives nil and takes the decoder.
 ///
 /// The import checks what the decoder checks: the public point is decoded and must lie on the
@@ -27,46 +28,58 @@ struct PKCS8ECKey {
         return .ec(curve: curve.joseName, x: Array(publicPoint[1 ... size]), y: Array(publicPoint[(1 + size)...]))
     }
 
-    /// id-ecPublicKey (RFC 5480 §2.1.1), as a whole DER OBJECT IDENTIFIER.
-    private static let ecPublicKeyOID: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
-
-    /// The named-curve OBJECT IDENTIFIER of each curve (RFC 5480 §2.1.1.1), whole DER.
-    private static func curveOID(_ curve: EllipticCurve) -> [UInt8] {
+    /// The named-curve OBJECT IDENTIFIER of each curve (RFC 5480 §2.1.1.1).
+    private static func curveOID(_ curve: EllipticCurve) -> ASN1ObjectIdentifier {
         switch curve {
-        case .p256: return [0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]
-        case .p384: return [0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x22]
-        case .p521: return [0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x23]
+        case .p256: return ASN1ObjectIdentifier.NamedCurves.secp256r1
+        case .p384: return ASN1ObjectIdentifier.NamedCurves.secp384r1
+        case .p521: return ASN1ObjectIdentifier.NamedCurves.secp521r1
         }
     }
 
-    init?(der: [UInt8]) {
-        var outer = DERReader(der)
-        guard var info = outer.read(tag: 0x30), outer.isAtEnd,
-              info.read(tag: 0x02)?.rest == [0x00],
-              var algorithm = info.read(tag: 0x30),
-              algorithm.readWhole(tag: 0x06) == Self.ecPublicKeyOID,
-              let curveOID = algorithm.readWhole(tag: 0x06), algorithm.isAtEnd,
-              let curve = EllipticCurve.allCases.first(where: { Self.curveOID($0) == curveOID }),
-              let octets = info.read(tag: 0x04), info.isAtEnd
-        else { return nil }
-        var inner = DERReader(octets.rest)
-        guard var ecKey = inner.read(tag: 0x30), inner.isAtEnd,
-              ecKey.read(tag: 0x02)?.rest == [0x01],
-              let scalar = ecKey.read(tag: 0x04)?.rest, scalar.count == curve.coordinateSize
-        else { return nil }
-        // [0] parameters: optional, and then the same curve as the algorithm names.
-        if ecKey.peek == 0xA0 {
-            guard var parameters = ecKey.read(tag: 0xA0), parameters.readWhole(tag: 0x06) == curveOID, parameters.isAtEnd
-            else { return nil }
-        }
-        // [1] publicKey BIT STRING: no unused bits, an uncompressed point of the curve's size.
-        guard var publicKey = ecKey.read(tag: 0xA1), ecKey.isAtEnd,
-              let bits = publicKey.read(tag: 0x03)?.rest, publicKey.isAtEnd,
-              bits.count == 2 + 2 * curve.coordinateSize, bits[0] == 0x00, bits[1] == 0x04
-        else { return nil }
+    private init(curve: EllipticCurve, privateScalar: [UInt8], publicPoint: [UInt8]) {
         self.curve = curve
-        privateScalar = scalar
-        publicPoint = Array(bits.dropFirst())
+        self.privateScalar = privateScalar
+        self.publicPoint = publicPoint
+    }
+
+    init?(der: [UInt8]) {
+        guard let parsed = try? Self.parse(der) else { return nil }
+        self = parsed
+    }
+
+    /// PrivateKeyInfo (RFC 5208 §5) without attributes, whose key is an ECPrivateKey (RFC 5915
+    /// §3) with its public key; nil (or a swift-asn1 error) for any other shape.
+    private static func parse(_ der: [UInt8]) throws -> PKCS8ECKey? {
+        let algorithmAndKey: (EllipticCurve, ArraySlice<UInt8>)? = try DER.sequence(try DER.parse(der), identifier: .sequence) { info in
+            guard try Int(derEncoded: &info) == 0, let algorithm = info.next() else { return nil }
+            let curve = try DER.sequence(algorithm, identifier: .sequence) { fields -> EllipticCurve? in
+                guard try ASN1ObjectIdentifier(derEncoded: &fields) == .AlgorithmIdentifier.idEcPublicKey else { return nil }
+                let named = try ASN1ObjectIdentifier(derEncoded: &fields)
+                return EllipticCurve.allCases.first { curveOID($0) == named }
+            }
+            let key = try ASN1OctetString(derEncoded: &info)
+            return curve.map { ($0, key.bytes) }
+        }
+        guard let (curve, octets) = algorithmAndKey else { return nil }
+        return try DER.sequence(try DER.parse(octets), identifier: .sequence) { ecKey -> PKCS8ECKey? in
+            guard try Int(derEncoded: &ecKey) == 1 else { return nil }
+            let scalar = try ASN1OctetString(derEncoded: &ecKey).bytes
+            // [0] parameters: optional, and then the same curve as the algorithm names.
+            let parameters = try DER.optionalExplicitlyTagged(&ecKey, tagNumber: 0, tagClass: .contextSpecific) { node in
+                try ASN1ObjectIdentifier(derEncoded: node)
+            }
+            // [1] publicKey: required here (the fast path takes the point from it), an
+            // uncompressed point of the curve's size with no unused bits.
+            let publicKey = try DER.explicitlyTagged(&ecKey, tagNumber: 1, tagClass: .contextSpecific) { node in
+                try ASN1BitString(derEncoded: node)
+            }
+            let size = curve.coordinateSize
+            guard scalar.count == size, parameters == nil || parameters == curveOID(curve),
+                  publicKey.paddingBits == 0, publicKey.bytes.count == 1 + 2 * size, publicKey.bytes.first == 0x04
+            else { return nil }
+            return PKCS8ECKey(curve: curve, privateScalar: Array(scalar), publicPoint: Array(publicKey.bytes))
+        }
     }
 
     /// EVP_PKEY_KEYPAIR, built from macros Swift cannot import.
@@ -132,65 +145,5 @@ extension PKCS8ECKey {
             guard EVP_PKEY_fromdata_init(ctx) == 1 else { OpenSSLErrors.clear(); EVP_PKEY_CTX_free(ctx); return nil }
             return ctx
         }
-    }
-}
-
-/// Reads DER TLVs (X.690 §8.1) from a byte array: definite lengths in minimal form only, as DER
-/// requires. Enough for the fixed shapes read in this target, not a general ASN.1 parser.
-struct DERReader {
-    private let bytes: [UInt8]
-    private var offset: Int
-    private let end: Int
-
-    init(_ bytes: [UInt8]) { self.init(bytes, from: 0, to: bytes.count) }
-
-    private init(_ bytes: [UInt8], from start: Int, to end: Int) {
-        self.bytes = bytes
-        offset = start
-        self.end = end
-    }
-
-    var isAtEnd: Bool { offset == end }
-    /// The next tag byte, if any.
-    var peek: UInt8? { offset < end ? bytes[offset] : nil }
-    /// The unread bytes.
-    var rest: [UInt8] { Array(bytes[offset ..< end]) }
-
-    /// A reader over the contents of the next element if it has `tag`; else nil, nothing consumed.
-    mutating func read(tag: UInt8) -> DERReader? {
-        guard let (start, length) = header(tag: tag) else { return nil }
-        offset = start + length
-        return DERReader(bytes, from: start, to: start + length)
-    }
-
-    /// The next element if it has `tag`, header included (e.g. an OBJECT IDENTIFIER to compare whole).
-    mutating func readWhole(tag: UInt8) -> [UInt8]? {
-        let first = offset
-        guard let (start, length) = header(tag: tag) else { return nil }
-        offset = start + length
-        return Array(bytes[first ..< offset])
-    }
-
-    /// Start and length of the contents of the element at `offset`, if its tag is `tag`.
-    private func header(tag: UInt8) -> (Int, Int)? {
-        guard offset + 2 <= end, bytes[offset] == tag else { return nil }
-        var i = offset + 1
-        let first = bytes[i]
-        i += 1
-        var length = 0
-        if first < 0x80 {
-            length = Int(first)
-        } else {
-            let count = Int(first & 0x7F)
-            // Long form only when needed, at most 3 length bytes, no leading zero byte.
-            guard count >= 1, count <= 3, i + count <= end, bytes[i] != 0 else { return nil }
-            for _ in 0 ..< count {
-                length = length << 8 | Int(bytes[i])
-                i += 1
-            }
-            guard length >= 0x80 else { return nil }
-        }
-        guard length <= end - i else { return nil }
-        return (i, length)
     }
 }
