@@ -20,7 +20,20 @@ public enum Base64URL {
                     var i = 0, o = 0
                     pairs.withUnsafeBufferPointer { pairs in
                         let raw = UnsafeMutableRawPointer(out.baseAddress!)
-                        for _ in 0..<full {
+                        let source = UnsafeRawPointer(input.baseAddress!)
+                        // Two groups at a time while eight bytes can be read: one load of six
+                        // bytes (the top 48 bits of a big-endian word), four lookups, one 8-byte
+                        // store. A cold resolve's ~8 KB of base64url went from 50k instructions to
+                        // 33k (callgrind; 1,944k to 1,927k a resolve) against one group at a time.
+                        while i + 8 <= input.count {
+                            let v = source.loadUnaligned(fromByteOffset: i, as: UInt64.self).bigEndian >> 16
+                            let low = UInt64(pairs[Int(v >> 36)]) | UInt64(pairs[Int(v >> 24 & 0xFFF)]) << 16
+                            let high = UInt64(pairs[Int(v >> 12 & 0xFFF)]) | UInt64(pairs[Int(v & 0xFFF)]) << 16
+                            raw.storeBytes(of: (low | high << 32).littleEndian, toByteOffset: o, as: UInt64.self)
+                            i += 6
+                            o += 8
+                        }
+                        while i < full * 3 {
                             let v = Int(input[i]) << 16 | Int(input[i + 1]) << 8 | Int(input[i + 2])
                             let word = UInt32(pairs[v >> 12]) | UInt32(pairs[v & 0xFFF]) << 16
                             raw.storeBytes(of: word.littleEndian, toByteOffset: o, as: UInt32.self)
