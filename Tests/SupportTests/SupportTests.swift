@@ -47,6 +47,16 @@ final class EncodingTests: XCTestCase {
         }
     }
 
+    /// The appending form writes the same characters after what the buffer already holds.
+    func testBase64URLAppendingMatchesTheStringForm() {
+        for length in [0, 1, 2, 3, 5, 6, 8, 9, 64, 65, 100] {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 3) }
+            var out = Array("head.".utf8)
+            Base64URL.encode(bytes, appendingTo: &out)
+            XCTAssertEqual(out, Array("head.".utf8) + Array(Base64URL.encode(bytes).utf8), "length \(length)")
+        }
+    }
+
     func testHexRoundTripAndRejects() {
         XCTAssertEqual(Hex.encode([0x00, 0xAB, 0xFF]), "00abff")
         XCTAssertEqual(Hex.decode("00ABff"), [0x00, 0xAB, 0xFF])
