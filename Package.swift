@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
     ],
     targets: [
         // System-library shims: a module map and a header, nothing else.
@@ -35,7 +36,9 @@ let package = Package(
             "CMicroHTTPD", "JSON", "Support", .product(name: "Logging", package: "swift-log"),
         ]),
         // Not "Crypto": that is swift-crypto's module name, and a user adding it would clash.
-        .target(name: "Cryptography", dependencies: ["COpenSSL", "Support"]),
+        .target(name: "Cryptography", dependencies: [
+            "COpenSSL", "Support", .product(name: "SwiftASN1", package: "swift-asn1"),
+        ]),
         .target(name: "JOSE", dependencies: ["Cryptography", "JSON", "Support"]),
         .target(name: "CBOR"),
         .target(name: "COSE", dependencies: ["CBOR", "Cryptography"]),

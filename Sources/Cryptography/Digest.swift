@@ -14,6 +14,15 @@ public enum Digest {
     nonisolated(unsafe) private static let sha384MD = fetch("SHA384")
     nonisolated(unsafe) private static let sha512MD = fetch("SHA512")
 
+    /// The digest ECDSA pairs with each curve in JOSE (RFC 7518 §3.4: ES256, ES384, ES512).
+    static func md(for curve: EllipticCurve) -> OpaquePointer {
+        switch curve {
+        case .p256: return sha256MD
+        case .p384: return sha384MD
+        case .p521: return sha512MD
+        }
+    }
+
     private static func fetch(_ name: String) -> OpaquePointer {
         guard let md = EVP_MD_fetch(nil, name, nil) else { fatalError("OpenSSL has no \(name)") }
         return md

@@ -2,26 +2,37 @@ import COpenSSL
 import Support
 
 /// A private signing key held as an EVP_PKEY. Immutable after init (the public key is built once,
-/// on first use, under a lock); every sign() uses its own context, so one key may sign from many
-/// threads at once.
+/// on first use, under a lock); signing contexts are lent to one thread at a time (EC keys keep
+/// a few for reuse, see `ECDSASigner`), so one key may sign from many threads at once.
 public final class PrivateKey: @unchecked Sendable {
     let pkey: OpaquePointer
     let kind: KeyKind
     /// The public numbers (a JWK's `x`/`y`, `n`/`e`), read from the private key itself.
     public let publicComponents: PublicKeyComponents
     private let publicPart = Locked<PublicKey?>(nil)
+    /// EC keys only.
+    private let ecdsa: ECDSASigner?
 
     /// Takes ownership of `pkey`, freeing it if the key is not one JOSE can use.
-    private init(adopting pkey: OpaquePointer) throws(CryptoError) {
+    private convenience init(adopting pkey: OpaquePointer) throws(CryptoError) {
+        let kind: KeyKind
+        let components: PublicKeyComponents
         do {
-            let kind = try KeyKind(pkey: pkey)
-            self.publicComponents = try KeyComponentsExport.components(of: pkey, kind: kind)
-            self.kind = kind
-            self.pkey = pkey
+            kind = try KeyKind(pkey: pkey)
+            components = try KeyComponentsExport.components(of: pkey, kind: kind)
         } catch {
             EVP_PKEY_free(pkey)
             throw error
         }
+        self.init(pkey: pkey, kind: kind, components: components)
+    }
+
+    /// Takes ownership of `pkey`, whose kind and public numbers the caller already knows.
+    private init(pkey: OpaquePointer, kind: KeyKind, components: PublicKeyComponents) {
+        self.pkey = pkey
+        self.kind = kind
+        publicComponents = components
+        if case .ec(let curve) = kind { ecdsa = ECDSASigner(pkey: pkey, curve: curve) } else { ecdsa = nil }
     }
 
     /// A public-only key (so it never carries private material), built on first use: a
@@ -49,7 +60,13 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     /// Unencrypted PKCS#8 PEM, or a traditional "EC PRIVATE KEY" / "RSA PRIVATE KEY" PEM.
+    /// An EC key on a named curve in the form OpenSSL writes is imported straight from its
+    /// parts (see `PKCS8ECKey`); every other key goes through OpenSSL's decoders.
     public convenience init(pem: String) throws(CryptoError) {
+        if let der = PEMCodec.pkcs8DER(pem), let ec = PKCS8ECKey(der: der), let pkey = ec.makeKey() {
+            self.init(pkey: pkey, kind: .ec(ec.curve), components: ec.components)
+            return
+        }
         try self.init(adopting: try PEMCodec.readPrivateKey(pem))
     }
 
@@ -59,6 +76,7 @@ public final class PrivateKey: @unchecked Sendable {
     /// The JWS signature over `data`: r||s for ECDSA, raw for EdDSA, PKCS#1 v1.5 or PSS for RSA.
     public func sign(_ data: [UInt8], algorithm: SignatureAlgorithm) throws(CryptoError) -> [UInt8] {
         guard kind.fits(algorithm) else { throw .algorithmKeyMismatch }
+        if let ecdsa { return try ecdsa.sign(data) }
         return try EVPSignature.sign(data, with: pkey, kind: kind, algorithm: algorithm)
     }
 

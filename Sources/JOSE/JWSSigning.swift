@@ -8,11 +8,17 @@ extension JWS {
         payload: [String: JSONValue], key: PrivateKey, algorithm: SignatureAlgorithm, keyID: String,
         type: String?, extraHeader: [String: JSONValue] = [:]
     ) throws(JOSEError) -> String {
+        let payloadBytes = JSONValue.object(payload).bytes
+        // The usual header, {alg, kid, typ}, is written out directly: building the object and
+        // serializing it was 8k instructions a signature, three times in a cold resolve (callgrind).
+        if extraHeader.isEmpty, let header = plainHeader(algorithm: algorithm, keyID: keyID, type: type) {
+            return try sign(encodedHeader: Base64URL.encode(header), payloadBytes: payloadBytes, key: key, algorithm: algorithm)
+        }
         var header = extraHeader
         header["alg"] = .string(algorithm.rawValue)
         header["kid"] = .string(keyID)
         if let type { header["typ"] = .string(type) }
-        return try sign(header: header, payloadBytes: JSONValue.object(payload).bytes, key: key, algorithm: algorithm)
+        return try sign(header: header, payloadBytes: payloadBytes, key: key, algorithm: algorithm)
     }
 
     /// Signs arbitrary payload bytes under a complete header (SD-JWT and other non-object payloads).
@@ -22,9 +28,52 @@ extension JWS {
     ) throws(JOSEError) -> String {
         var header = header
         header["alg"] = .string(algorithm.rawValue)
-        let signingInput = Base64URL.encode(JSONValue.object(header).bytes) + "." + Base64URL.encode(payloadBytes)
+        return try sign(encodedHeader: Base64URL.encode(JSONValue.object(header).bytes), payloadBytes: payloadBytes, key: key, algorithm: algorithm)
+    }
+
+    /// The compact JWS from the base64url header: the signing input is assembled once as bytes,
+    /// signed, and the signature appended to the same buffer.
+    private static func sign(
+        encodedHeader: String, payloadBytes: [UInt8], key: PrivateKey, algorithm: SignatureAlgorithm
+    ) throws(JOSEError) -> String {
+        // The payload and signature are encoded straight into the buffer (no String made and
+        // copied for each): 1,918.2k to 1,911.5k instructions per cold resolve (callgrind).
+        let encodedPayloadLength = (payloadBytes.count * 4 + 2) / 3
+        let signatureLength = 4 * 132 / 3 + 1   // base64url of the longest signature here (ES512)
+        var jws: [UInt8] = []
+        jws.reserveCapacity(encodedHeader.utf8.count + encodedPayloadLength + 2 + signatureLength)
+        jws += encodedHeader.utf8
+        jws.append(UInt8(ascii: "."))
+        Base64URL.encode(payloadBytes, appendingTo: &jws)
         let signature: [UInt8]
-        do { signature = try key.sign(Array(signingInput.utf8), algorithm: algorithm) } catch { throw JOSEError(error) }
-        return signingInput + "." + Base64URL.encode(signature)
+        do { signature = try key.sign(jws, algorithm: algorithm) } catch { throw JOSEError(error) }
+        jws.append(UInt8(ascii: "."))
+        Base64URL.encode(signature, appendingTo: &jws)
+        return String(decoding: jws, as: UTF8.self)
+    }
+
+    /// `{"alg":…,"kid":…,"typ":…}` (members in the serializer's sorted order, `typ` only when
+    /// given) when no value needs a JSON escape, so the bytes equal the serializer's; else nil.
+    static func plainHeader(algorithm: SignatureAlgorithm, keyID: String, type: String?) -> [UInt8]? {
+        func plain(_ s: String) -> Bool {
+            var s = s
+            return s.withUTF8 { bytes in
+                for b in bytes where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return false }
+                return true
+            }
+        }
+        guard plain(keyID), type.map(plain) ?? true else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(32 + keyID.utf8.count + (type?.utf8.count ?? 0))
+        out += #"{"alg":""#.utf8
+        out += algorithm.rawValue.utf8
+        out += #"","kid":""#.utf8
+        out += keyID.utf8
+        if let type {
+            out += #"","typ":""#.utf8
+            out += type.utf8
+        }
+        out += #""}"#.utf8
+        return out
     }
 }

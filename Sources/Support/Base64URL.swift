@@ -2,33 +2,76 @@
 public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
+    /// Every pair of characters, indexed by the 12 bits they encode (8 KiB), first character in
+    /// the low byte: each 3 input bytes become 4 characters with two lookups and one store.
+    private static let pairs: [UInt16] = (0 ..< 4096).map { UInt16(alphabet[$0 >> 6]) | UInt16(alphabet[$0 & 63]) << 8 }
+
     /// Written straight into the String's storage: the per-character appends this replaces were
-    /// 6.6% of the PID Provider's CPU (disclosures, JWT parts and their digests).
+    /// 6.6% of the PID Provider's CPU (disclosures, JWT parts and their digests). Whole groups go
+    /// through `pairs`: a cold resolve encodes some 10 KB, and one lookup per character cost
+    /// 56k instructions of it (callgrind), about twice what pairs cost.
     public static func encode(_ bytes: [UInt8]) -> String {
-        let full = bytes.count / 3, rest = bytes.count % 3
-        let length = full * 4 + (rest == 0 ? 0 : rest + 1)
+        let length = encodedLength(bytes.count)
         guard length > 0 else { return "" }
         return bytes.withUnsafeBufferPointer { input in
+            String(unsafeUninitializedCapacity: length) { out in
+                write(input, to: out)
+                return length
+            }
+        }
+    }
+
+    /// The encoding appended to `out` as bytes, for a caller assembling a larger ASCII text (a
+    /// compact JWS): no String is made, checked as UTF-8 and copied again for it.
+    public static func encode(_ bytes: [UInt8], appendingTo out: inout [UInt8]) {
+        let length = encodedLength(bytes.count)
+        guard length > 0 else { return }
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: length))
+        bytes.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { whole in
+                write(input, to: UnsafeMutableBufferPointer(rebasing: whole[start...]))
+            }
+        }
+    }
+
+    private static func encodedLength(_ count: Int) -> Int {
+        count / 3 * 4 + (count % 3 == 0 ? 0 : count % 3 + 1)
+    }
+
+    /// Writes the encoding of `input` into `out`, which holds exactly `encodedLength` bytes.
+    private static func write(_ input: UnsafeBufferPointer<UInt8>, to out: UnsafeMutableBufferPointer<UInt8>) {
+        let full = input.count / 3, rest = input.count % 3
+        var i = 0, o = 0
+        pairs.withUnsafeBufferPointer { pairs in
+            let raw = UnsafeMutableRawPointer(out.baseAddress!)
+            let source = UnsafeRawPointer(input.baseAddress!)
+            // Two groups at a time while eight bytes can be read: one load of six
+            // bytes (the top 48 bits of a big-endian word), four lookups, one 8-byte
+            // store. A cold resolve's ~8 KB of base64url went from 50k instructions to
+            // 33k (callgrind; 1,944k to 1,927k a resolve) against one group at a time.
+            while i + 8 <= input.count {
+                let v = source.loadUnaligned(fromByteOffset: i, as: UInt64.self).bigEndian >> 16
+                let low = UInt64(pairs[Int(v >> 36)]) | UInt64(pairs[Int(v >> 24 & 0xFFF)]) << 16
+                let high = UInt64(pairs[Int(v >> 12 & 0xFFF)]) | UInt64(pairs[Int(v & 0xFFF)]) << 16
+                raw.storeBytes(of: (low | high << 32).littleEndian, toByteOffset: o, as: UInt64.self)
+                i += 6
+                o += 8
+            }
+            while i < full * 3 {
+                let v = Int(input[i]) << 16 | Int(input[i + 1]) << 8 | Int(input[i + 2])
+                let word = UInt32(pairs[v >> 12]) | UInt32(pairs[v & 0xFFF]) << 16
+                raw.storeBytes(of: word.littleEndian, toByteOffset: o, as: UInt32.self)
+                i += 3
+                o += 4
+            }
+        }
+        if rest > 0 {
             alphabet.withUnsafeBufferPointer { table in
-                String(unsafeUninitializedCapacity: length) { out in
-                    var i = 0, o = 0
-                    for _ in 0..<full {
-                        let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-                        out[o] = table[Int(v >> 18 & 63)]
-                        out[o + 1] = table[Int(v >> 12 & 63)]
-                        out[o + 2] = table[Int(v >> 6 & 63)]
-                        out[o + 3] = table[Int(v & 63)]
-                        i += 3
-                        o += 4
-                    }
-                    if rest > 0 {
-                        let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
-                        out[o] = table[Int(v >> 18 & 63)]
-                        out[o + 1] = table[Int(v >> 12 & 63)]
-                        if rest == 2 { out[o + 2] = table[Int(v >> 6 & 63)] }
-                    }
-                    return length
-                }
+                let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
+                out[o] = table[Int(v >> 18 & 63)]
+                out[o + 1] = table[Int(v >> 12 & 63)]
+                if rest == 2 { out[o + 2] = table[Int(v >> 6 & 63)] }
             }
         }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+@testable import JOSE
 import JSON
 import Support
 import XCTest
@@ -68,6 +68,43 @@ final class SignedHereStatementTests: XCTestCase {
         }
         XCTAssertFalse(host.checkedIdentifiers.contains(badID.entityID), "only identifiers that passed are remembered")
         XCTAssertTrue(host.checkedIdentifiers.contains(nullMetadata.entityID))
+    }
+
+    /// The byte-level shortcut accepts only identifiers the full URL check accepts too.
+    func testPlainIdentifierShortcutIsASubsetOfTheURLCheck() {
+        func passesFullCheck(_ s: String) -> Bool { (try? JSONField(.string(s), path: .root).url(.identifier)) != nil }
+        for s in ["http://127.0.0.1:18082/leaf-7", "https://a.example", "https://a.example/x_y~z/", "http://h:1/"] {
+            XCTAssertTrue(EntityStatementClaims.isPlainIdentifier(s), s)
+            XCTAssertTrue(passesFullCheck(s), s)
+        }
+        for s in ["https://a.example/?x", "https://u@a.example", "https://a.example:123456", "https://[::1]/", "http://a.example#f",
+                  "ftp://a.example", "https://", "https://:80/", "HTTPS://a.example", "https://a.example/é", "https://a b", "https://a.example:"] {
+            XCTAssertFalse(EntityStatementClaims.isPlainIdentifier(s), s)
+        }
+        // Every string of these characters up to length 4 after a scheme: shortcut ⇒ full check.
+        let alphabet = ["a", "9", ".", "-", ":", "/", "_", "~", "?", "#", "@", "[", "]", "%", " "]
+        var tails = [""]
+        for _ in 0 ..< 4 { tails = tails.flatMap { t in alphabet.map { t + $0 } } }
+        for scheme in ["http://", "https://"] {
+            for tail in tails where EntityStatementClaims.isPlainIdentifier(scheme + tail) {
+                XCTAssertTrue(passesFullCheck(scheme + tail), scheme + tail)
+            }
+        }
+    }
+
+    func testSameKeyMaterialComparesTheKeyAlone() throws {
+        let a = try JWK(json: ["kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"])
+        XCTAssertTrue(a.hasSameKeyMaterial(as: a.adding(["kid": "k", "use": "sig", "alg": "ES256", "exp": 1])))
+        var otherY = a.json
+        otherY["y"] = "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a1"
+        XCTAssertFalse(a.hasSameKeyMaterial(as: JWK(validated: otherY)))
+        var otherCurve = a.json
+        otherCurve["crv"] = "P-384"
+        XCTAssertFalse(a.hasSameKeyMaterial(as: JWK(validated: otherCurve)))
+        let okp = try JWK(json: ["kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"])
+        XCTAssertFalse(a.hasSameKeyMaterial(as: okp))
+        XCTAssertTrue(okp.hasSameKeyMaterial(as: okp.adding(["kid": "o"])))
     }
 
     func testCheckedIdentifiersAreBounded() {

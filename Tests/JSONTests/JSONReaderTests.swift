@@ -40,6 +40,11 @@ final class JSONReaderTests: XCTestCase {
         XCTAssertEqual(failure { try r.object("metadata").string("iss") }, "metadata.iss: is required")
         XCTAssertEqual(failure { try r.optionalString("n") }, "n: expected a string, found null", "null is not absent")
         XCTAssertEqual(failure { try JSONReader(JSONValue.array([])) }, "(document): expected an object, found array")
+        // A field's path is worked out when asked for; it must name the member or element.
+        XCTAssertEqual(try r.object("metadata").field("openid_relying_party").path, JSONPath("metadata", "openid_relying_party"))
+        XCTAssertEqual(try r.array("authority_hints")[1].path, JSONPath(components: [.member("authority_hints"), .index(1)]))
+        XCTAssertEqual(r.optionalField("n")?.path, JSONPath("n"))
+        XCTAssertEqual(JSONField(.null, path: JSONPath("x")).path, JSONPath("x"))
     }
 
     func testMemberNamesThatAreNotIdentifiersAreQuoted() throws {

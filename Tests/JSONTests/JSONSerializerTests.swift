@@ -17,6 +17,19 @@ final class JSONStringEscapeTests: XCTestCase {
         }
     }
 
+    /// Plain runs long enough for the sixteen-byte step, with one escape (or non-ASCII
+    /// character) at every position: the step must stop exactly where a word needs escaping.
+    func testOneEscapeAtEveryPositionOfPlainRuns() throws {
+        for special in ["\"", "\\", "\n", "\u{1F}", "é"] {
+            for length in 1..<48 {
+                for at in 0..<length {
+                    let s = String(repeating: "a", count: at) + special + String(repeating: "b", count: length - at - 1)
+                    XCTAssertEqual(JSONValue.string(s).bytes, reference(s), "\(special.debugDescription) at \(at) of \(length)")
+                }
+            }
+        }
+    }
+
     private func reference(_ s: String) -> [UInt8] {
         var out: [UInt8] = [0x22]
         for b in s.utf8 {

@@ -33,6 +33,30 @@ final class EncodingTests: XCTestCase {
         }
     }
 
+    /// Long inputs go through the two-groups-at-a-time path (eight bytes read at once): every
+    /// byte value at every offset of a group, and each length around the path's end.
+    func testBase64URLMatchesFoundationForLongInputs() {
+        let all = (0..<768).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 / 256) }
+        for length in [6, 7, 8, 9, 12, 13, 14, 15, 16, 17, 255, 256, 257, 766, 767, 768] {
+            let bytes = Array(all.prefix(length))
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            XCTAssertEqual(Base64URL.encode(bytes), expected, "length \(length)")
+            XCTAssertEqual(Base64URL.decode(expected), bytes)
+        }
+    }
+
+    /// The appending form writes the same characters after what the buffer already holds.
+    func testBase64URLAppendingMatchesTheStringForm() {
+        for length in [0, 1, 2, 3, 5, 6, 8, 9, 64, 65, 100] {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 3) }
+            var out = Array("head.".utf8)
+            Base64URL.encode(bytes, appendingTo: &out)
+            XCTAssertEqual(out, Array("head.".utf8) + Array(Base64URL.encode(bytes).utf8), "length \(length)")
+        }
+    }
+
     func testHexRoundTripAndRejects() {
         XCTAssertEqual(Hex.encode([0x00, 0xAB, 0xFF]), "00abff")
         XCTAssertEqual(Hex.decode("00ABff"), [0x00, 0xAB, 0xFF])

@@ -63,6 +63,22 @@ final class KeyManagerTests: XCTestCase {
         XCTAssertEqual(try manager(entities).signingKey(for: "http://x.test/e1").kid, kids.current.first!)
     }
 
+    /// When the table of loaded keys is full it starts over, but keeps the keys of entities that
+    /// sign for others: a run of cold resolves over many leaves must not reload every superior.
+    func testSuperiorsKeysSurviveWhenLoadedKeysStartOver() throws {
+        let ta = HostedEntity(name: "ta", entityID: "http://x.test/ta", isTrustAnchor: true)
+        let sup = HostedEntity(name: "sup", entityID: "http://x.test/sup", authorityHints: [ta.entityID])
+        let leaves = (0 ..< 12).map { HostedEntity(name: "l\($0)", entityID: "http://x.test/l\($0)", authorityHints: [sup.entityID]) }
+        let m = KeyManager(directory: keys, entities: [ta, sup] + leaves, database: database, clock: clock, loadedKeyLimit: 6)
+        let supKey = try m.signingKey(for: sup.entityID).privateKey
+        let taKey = try m.signingKey(for: ta.entityID).privateKey
+        let firstLeaf = try m.signingKey(for: leaves[0].entityID).privateKey
+        for leaf in leaves { _ = try m.signingKey(for: leaf.entityID) }
+        XCTAssertTrue(try m.signingKey(for: sup.entityID).privateKey === supKey, "a superior's key stays loaded")
+        XCTAssertTrue(try m.signingKey(for: ta.entityID).privateKey === taKey)
+        XCTAssertFalse(try m.signingKey(for: leaves[0].entityID).privateKey === firstLeaf, "a leaf's key was dropped and read again")
+    }
+
     func testTwoProcessesCreatingTheFirstKeyAgreeOnOne() throws {
         // Two managers over the same directory stand for two processes starting together.
         for round in 0 ..< 20 {
