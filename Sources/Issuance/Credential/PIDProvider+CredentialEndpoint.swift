@@ -6,8 +6,8 @@ import Store
 extension PIDProvider {
     /// The Credential Endpoint (OpenID4VCI 1.0 §8) for a request whose access token already
     /// passed `accessGrant(for:)`. In order: body (JSON or JWE), request shape, encryption
-    /// rules, what is asked for against what the token grants, the key proofs (consuming the
-    /// `c_nonce`), then issuance: 200 with one credential per proof key, or, for a deferred
+    /// rules, what is asked for against what the token grants, the key proofs, then issuance
+    /// (consuming the `c_nonce` in the transaction that records it): 200 with one credential per proof key, or, for a deferred
     /// persona, 202 with a `transaction_id` (§8.3). Every refusal happens before anything is
     /// issued or recorded.
     public func credentialResponse(grant: AccessGrant, mediaType: String?, body: [UInt8]) throws(IssuanceError)
@@ -19,14 +19,20 @@ extension PIDProvider {
         guard let persona = configuration.persona(id: grant.personaID) else {
             throw IssuanceError(.credentialRequestDenied, "the persona of this grant is no longer configured")
         }
-        let proofs = try verifyKeyProofs(request.proofJWTs, grant: grant)
+        let proofs = try checkKeyProofs(request.proofJWTs, grant: grant)
+        // The c_nonce is consumed in the transaction that records the issuance (or opens the
+        // deferred transaction): one commit instead of two per request, and a request that
+        // cannot be recorded leaves its nonce usable.
+        let consumeNonces = { (db: Database) throws in try self.consumeCNonces(of: proofs, in: db) }
         if persona.deferred {
-            let id = try openTransaction(grant: grant, configuration: credentialConfiguration, keys: proofs.map(\.key))
+            let id = try openTransaction(grant: grant, configuration: credentialConfiguration, keys: proofs.map(\.key),
+                                         claim: consumeNonces)
             return try credentialEndpointResponse(
                 ["transaction_id": .string(id), "interval": .int(configuration.deferredInterval)], status: 202,
                 encryption: request.responseEncryption)
         }
-        let issued = try issueCredentials(persona: persona, configuration: credentialConfiguration, keys: proofs.map(\.key))
+        let issued = try issueCredentials(persona: persona, configuration: credentialConfiguration, keys: proofs.map(\.key),
+                                          claim: consumeNonces)
         return try credentialEndpointResponse(issued, status: 200, encryption: request.responseEncryption)
     }
 
