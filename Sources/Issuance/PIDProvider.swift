@@ -38,6 +38,8 @@ public final class PIDProvider: Sendable {
     public let adminToken: String
     /// The MAC key of stateless `DPoP-Nonce`s, derived once (see `dpopNonce()`).
     let dpopNonceKey: [UInt8]
+    /// Claims shared by the PIDs issued to one persona in one configuration on one day.
+    let preparedClaims = PreparedClaimsCache()
 
     public init(issuer: String, entityName: String, configuration: IssuerConfiguration, keys: IssuerKeys, database: Database,
                 clock: Clock, logger: Logger, trustAnchors: [String], attestationRoots: [Certificate],
