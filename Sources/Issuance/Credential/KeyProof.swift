@@ -63,14 +63,13 @@ extension PIDProvider {
     /// Consumes the `c_nonce` of checked proofs inside `db`'s open transaction (§13.4): a
     /// request's proofs normally share one, and each distinct nonce is consumed once. Throws
     /// `invalid_nonce` for an unknown, expired or used nonce, which rolls the caller's
-    /// transaction back. The conditional UPDATE runs under the database lock, so of concurrent
+    /// transaction back. The use is recorded under the database lock, so of concurrent
     /// requests carrying one nonce exactly one gets past here.
     func consumeCNonces(of proofs: [KeyProof], in db: Database) throws {
         var nonces: [String] = []
         for proof in proofs where !nonces.contains(proof.nonce) { nonces.append(proof.nonce) }
-        let repository = NonceRepository(database: db)
         for nonce in nonces {
-            guard try repository.consume(issuer: issuer, nonce: nonce, purpose: Self.cNoncePurpose, now: clock.now()) else {
+            guard try consumeCNonce(nonce, in: db) else {
                 throw IssuanceError(.invalidNonce, "the c_nonce is unknown, expired or already used; get a new one at the nonce endpoint")
             }
         }
