@@ -32,7 +32,7 @@ extension PIDProvider {
                 encryption: request.responseEncryption)
         }
         let issued = try issueCredentials(persona: persona, configuration: credentialConfiguration, keys: proofs.map(\.key),
-                                          claim: consumeNonces)
+                                          thumbprints: proofs.map(\.thumbprint), claim: consumeNonces)
         return try credentialEndpointResponse(issued, status: 200, encryption: request.responseEncryption)
     }
 
@@ -74,12 +74,17 @@ extension PIDProvider {
     /// before the credentials are signed (signing outside the database lock keeps issuance
     /// parallel) and so before the answer: a `kill -9` after the answer loses nothing. If
     /// signing fails the records are removed and `undo` runs. `claim` runs first inside the
-    /// transaction (a deferred delivery marks its transaction there).
+    /// transaction (a deferred delivery marks its transaction there). `thumbprints` are the
+    /// keys' RFC 7638 thumbprints when the caller has them already (the checked proofs).
     func issueCredentials(persona: Persona, configuration credentialConfiguration: CredentialConfiguration, keys holderKeys: [JWK],
-                          claim: ((Database) throws -> Void)? = nil, undo: (() -> Void)? = nil) throws(IssuanceError) -> JSONValue {
+                          thumbprints: [String]? = nil, claim: ((Database) throws -> Void)? = nil,
+                          undo: (() -> Void)? = nil) throws(IssuanceError) -> JSONValue {
         let now = clock.now()
         let expiresAt = now + configuration.credentialLifetime
         let notificationID = Self.randomToken(bytes: 16)
+        // Made before the database lock is taken, so the lock is held for SQL only.
+        let thumbprints = thumbprints ?? holderKeys.map { $0.thumbprint() }
+        let ids = holderKeys.map { _ in Self.randomToken(bytes: 16) }
         let records: [IssuedCredentialRecord]
         do {
             records = try database.transaction { db in
@@ -87,11 +92,11 @@ extension PIDProvider {
                 let entries = try allocateStatusEntries(holderKeys.count, in: db, now: now)
                 let repository = IssuedCredentialRepository(database: db)
                 var written: [IssuedCredentialRecord] = []
-                for (key, entry) in zip(holderKeys, entries) {
+                for (i, entry) in entries.enumerated() {
                     let record = IssuedCredentialRecord(
-                        id: Self.randomToken(bytes: 16), issuer: issuer, persona: persona.id,
+                        id: ids[i], issuer: issuer, persona: persona.id,
                         configurationID: credentialConfiguration.id, statusURI: entry.uri, statusIndex: entry.index,
-                        keyThumbprint: key.thumbprint(), notificationID: notificationID, issuedAt: now, expiresAt: expiresAt)
+                        keyThumbprint: thumbprints[i], notificationID: notificationID, issuedAt: now, expiresAt: expiresAt)
                     try repository.insert(record)
                     written.append(record)
                 }
