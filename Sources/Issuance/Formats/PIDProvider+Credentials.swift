@@ -21,6 +21,12 @@ extension PIDProvider {
         prepared(persona, configuration, issuedAt, expiresAt).preview
     }
 
+    /// `credentialClaims` with its JSON text, for the token response.
+    func credentialClaimsFragment(for persona: Persona, configuration: CredentialConfiguration, issuedAt: Int64,
+                                  expiresAt: Int64) -> SplicedJSON.Fragment {
+        prepared(persona, configuration, issuedAt, expiresAt).previewFragment
+    }
+
     /// Signs one credential bound to `holderKey` (the proof's public JWK): a compact SD-JWT VC (`<jwt>~<disclosures>~`)
     /// for dc+sd-jwt, base64url(no padding) of the CBOR IssuerSigned for mso_mdoc.
     public func issueCredential(persona: Persona, configuration: CredentialConfiguration, holderKey: JWK,

@@ -17,8 +17,10 @@ struct PreparedClaims: Sendable {
     let disclosurePlan: DisclosurePlan?
     /// The mdoc elements in the Rulebook's table order; mso_mdoc only.
     let mdocElements: [MDocElementValue]
-    /// `credential_previews[].claims` of the token response (see `credentialClaims`).
-    let preview: JSONValue
+    /// `credential_previews[].claims` of the token response (see `credentialClaims`), with its
+    /// JSON text, serialized once here rather than in every token response (see SplicedJSON).
+    let previewFragment: SplicedJSON.Fragment
+    var preview: JSONValue { previewFragment.value }
 
     struct MDocElementValue: Sendable {
         let identifier: String
@@ -33,11 +35,11 @@ struct PreparedClaims: Sendable {
             mdocElements = []
             var previewClaims = set.claims
             previewClaims["vct"] = .string(configuration.type)
-            preview = .object(previewClaims)
+            previewFragment = SplicedJSON.Fragment(.object(previewClaims))
         case .mdoc:
             disclosurePlan = nil
             mdocElements = set.mdocElements.map { MDocElementValue(identifier: $0.identifier, value: $0.value) }
-            preview = [configuration.type: .object(set.mdocPreview)]
+            previewFragment = SplicedJSON.Fragment([configuration.type: .object(set.mdocPreview)])
         }
     }
 }

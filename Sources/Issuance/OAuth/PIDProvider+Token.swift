@@ -15,6 +15,17 @@ extension PIDProvider {
     /// configuration id), so a wallet that mixes up the two fails visibly; they are returned
     /// only when the request named its credentials with `authorization_details`.
     public func tokenResponse(_ parameters: Parameters, client: ClientIdentity, dpop: DPoPProof?) throws(IssuanceError) -> JSONValue {
+        try splicedTokenResponse(parameters, client: client, dpop: dpop).value
+    }
+
+    /// `tokenResponse` serialized (its `bytes`), with the claims preview's JSON text copied in
+    /// (see SplicedJSON): what the token endpoint sends.
+    public func tokenResponseBytes(_ parameters: Parameters, client: ClientIdentity, dpop: DPoPProof?) throws(IssuanceError) -> [UInt8] {
+        try splicedTokenResponse(parameters, client: client, dpop: dpop).bytes
+    }
+
+    private func splicedTokenResponse(_ parameters: Parameters, client: ClientIdentity,
+                                      dpop: DPoPProof?) throws(IssuanceError) -> SplicedJSON {
         if configuration.requireDPoP && dpop == nil {
             // With a nonce, so the client's next attempt can succeed (RFC 9449 §8).
             throw IssuanceError(.invalidDPoPProof, "a DPoP proof is required", dpopNonce: dpopNonce())
@@ -35,7 +46,7 @@ extension PIDProvider {
     /// rest fails), then checked: same client, same `redirect_uri`, the verifier hashes to the
     /// challenge, and the DPoP key is the one the code was bound to at PAR (RFC 9449 §10).
     private func authorizationCodeGrant(_ parameters: Parameters, client: ClientIdentity,
-                                        dpop: DPoPProof?) throws -> JSONValue {
+                                        dpop: DPoPProof?) throws -> SplicedJSON {
         let code = try parameters.single("code")
         let redirectURI = try parameters.single("redirect_uri")
         let verifier = try parameters.single("code_verifier")
@@ -78,7 +89,7 @@ extension PIDProvider {
     /// token request instead of two. A refusal found after the redemption (the details ask for
     /// more than the offer) stores no token but still burns the code, as before.
     private func preAuthorizedCodeGrant(_ parameters: Parameters, client: ClientIdentity,
-                                        dpop: DPoPProof?) throws -> JSONValue {
+                                        dpop: DPoPProof?) throws -> SplicedJSON {
         let code = try parameters.single("pre-authorized_code")
         let txCode = try parameters.optional("tx_code")
         let details = try parameters.optional("authorization_details")
@@ -108,7 +119,7 @@ extension PIDProvider {
     /// `authorization_details` with `credential_identifiers`, and with `token_claims_preview`
     /// the `credential_previews` extension (see the README).
     private func tokenBody(clientID: String?, personaID: String, configurationIDs ids: [String], withIdentifiers: Bool,
-                           dpop: DPoPProof?) throws(IssuanceError) -> JSONValue {
+                           dpop: DPoPProof?) throws(IssuanceError) -> SplicedJSON {
         let (identifiers, details) = credentialIdentifiers(for: ids, wanted: withIdentifiers)
         let (token, grant) = try issueAccessToken(
             clientID: clientID, personaID: personaID, credentialConfigurationIDs: ids, credentialIdentifiers: identifiers,
@@ -132,22 +143,28 @@ extension PIDProvider {
         return (identifiers, details)
     }
 
-    private func tokenResponseBody(token: String, grant: AccessGrant, details: [JSONValue]?, dpop: DPoPProof?) -> JSONValue {
+    private func tokenResponseBody(token: String, grant: AccessGrant, details: [JSONValue]?, dpop: DPoPProof?) -> SplicedJSON {
         var body: [String: JSONValue] = [
             "access_token": .string(token),
             "token_type": dpop == nil ? "Bearer" : "DPoP",
             "expires_in": .int(grant.expiresAt - clock.now()),
         ]
         if let details { body["authorization_details"] = .array(details) }
-        if configuration.tokenClaimsPreview, let persona = configuration.persona(id: grant.personaID) {
-            let issuedAt = clock.now()
-            body["credential_previews"] = .array(grant.credentialConfigurationIDs.compactMap { id in
-                guard let c = configuration.configuration(id: id) else { return nil }
-                return ["credential_configuration_id": .string(id), "format": .string(c.format.rawValue),
-                        "claims": credentialClaims(for: persona, configuration: c, issuedAt: issuedAt,
-                                                   expiresAt: issuedAt + configuration.credentialLifetime)]
-            })
+        guard configuration.tokenClaimsPreview, let persona = configuration.persona(id: grant.personaID) else {
+            return SplicedJSON(fragments: []) { _ in .object(body) }
         }
-        return .object(body)
+        let issuedAt = clock.now()
+        let previews = grant.credentialConfigurationIDs.compactMap { id -> (id: String, format: String, claims: SplicedJSON.Fragment)? in
+            guard let c = configuration.configuration(id: id) else { return nil }
+            return (id, c.format.rawValue, credentialClaimsFragment(for: persona, configuration: c, issuedAt: issuedAt,
+                                                                    expiresAt: issuedAt + configuration.credentialLifetime))
+        }
+        return SplicedJSON(fragments: previews.map(\.claims)) { claims in
+            var body = body
+            body["credential_previews"] = .array(zip(previews, claims).map { preview, claims in
+                ["credential_configuration_id": .string(preview.id), "format": .string(preview.format), "claims": claims]
+            })
+            return .object(body)
+        }
     }
 }
