@@ -146,6 +146,8 @@ final class OfferTests: XCTestCase {
         let query = try XCTUnwrap(byValue.split(separator: "?", maxSplits: 1).last)
         let value = try Parameters(encoded: String(query)).single("credential_offer")
         XCTAssertEqual(try JSONValue.parse(value), provider.credentialOfferJSON(offer))
+        XCTAssertEqual(byValue, URLEncoding.appendingQuery([("credential_offer", provider.credentialOfferJSON(offer).serialized())],
+                                                           to: "openid-credential-offer://"))
     }
 }
 
