@@ -27,6 +27,14 @@ extension CBORValue {
             Self.writeHead(4, UInt64(a.count), into: &out)
             for v in a { v.encode(into: &out) }
         case .map(let entries):
+            if let order = Self.scalarKeyOrder(entries) {
+                Self.writeHead(5, UInt64(order.count), into: &out)
+                for index in order {
+                    entries[index].key.encode(into: &out)
+                    entries[index].value.encode(into: &out)
+                }
+                return
+            }
             let order = Self.canonicalOrder(entries)
             Self.writeHead(5, UInt64(order.count), into: &out)
             // Values are written in place: encoding each into its own array first copied every
@@ -61,6 +69,59 @@ extension CBORValue {
 
     static func appendBigEndian(_ v: UInt64, bytes: Int, into out: inout [UInt8]) {
         for shift in stride(from: (bytes - 1) * 8, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+    }
+
+    /// For a map whose keys are all integers or text strings (every map of an mdoc, a COSE
+    /// structure or a status list): the entry indices in the bytewise order of the encoded keys,
+    /// found without encoding them, since with shortest heads that order is major type, then the
+    /// integer's argument, or a text's byte length and then its bytes (RFC 8949 §4.2.1). Of
+    /// equal keys only the last entry stays. nil for other keys. Encoding every key into an
+    /// array of its own to sort by was 177,000 instructions of an mdoc issuance (callgrind).
+    private static func scalarKeyOrder(_ entries: [CBORMapEntry]) -> [Int]? {
+        for entry in entries {
+            switch entry.key {
+            case .unsigned, .negative, .text: continue
+            default: return nil
+            }
+        }
+        var order = Array(entries.indices)
+        order.sort { a, b in
+            let c = compareScalarKeys(entries[a].key, entries[b].key)
+            return c == 0 ? a < b : c < 0
+        }
+        var kept: [Int] = []
+        kept.reserveCapacity(order.count)
+        for index in order {
+            if let last = kept.last, compareScalarKeys(entries[last].key, entries[index].key) == 0 {
+                kept[kept.count - 1] = index
+            } else {
+                kept.append(index)
+            }
+        }
+        return kept
+    }
+
+    /// -1, 0 or 1 as the encodings of two integer or text keys compare bytewise.
+    private static func compareScalarKeys(_ x: CBORValue, _ y: CBORValue) -> Int {
+        func rank(_ v: CBORValue) -> Int {
+            switch v {
+            case .unsigned: return 0
+            case .negative: return 1
+            default: return 3
+            }
+        }
+        switch (x, y) {
+        case (.unsigned(let a), .unsigned(let b)), (.negative(let a), .negative(let b)):
+            return a == b ? 0 : (a < b ? -1 : 1)
+        case (.text(let a), .text(let b)):
+            let (p, q) = (a.utf8, b.utf8)
+            if p.count != q.count { return p.count < q.count ? -1 : 1 }
+            for (u, v) in zip(p, q) where u != v { return u < v ? -1 : 1 }
+            return 0
+        default:
+            let (a, b) = (rank(x), rank(y))
+            return a == b ? 0 : (a < b ? -1 : 1)
+        }
     }
 
     /// The encoded keys with the index of the entry whose value goes with them, sorted by key

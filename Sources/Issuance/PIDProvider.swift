@@ -38,6 +38,10 @@ public final class PIDProvider: Sendable {
     public let adminToken: String
     /// The MAC key of stateless `DPoP-Nonce`s, derived once (see `dpopNonce()`).
     let dpopNonceKey: [UInt8]
+    /// The MAC key of stateless `c_nonce`s (see `issueCNonce()`).
+    let cNonceKey: [UInt8]
+    /// Claims shared by the PIDs issued to one persona in one configuration on one day.
+    let preparedClaims = PreparedClaimsCache()
 
     public init(issuer: String, entityName: String, configuration: IssuerConfiguration, keys: IssuerKeys, database: Database,
                 clock: Clock, logger: Logger, trustAnchors: [String], attestationRoots: [Certificate],
@@ -54,7 +58,8 @@ public final class PIDProvider: Sendable {
         self.attestationRoots = attestationRoots
         self.walletProviderTrust = walletProviderTrust
         self.adminToken = adminToken
-        dpopNonceKey = Self.dpopNonceKey(issuer: issuer, recoverySecret: keys.recoverySecret)
+        dpopNonceKey = Self.nonceKey(issuer: issuer, recoverySecret: keys.recoverySecret, label: "trustbed DPoP-Nonce v1")
+        cNonceKey = Self.nonceKey(issuer: issuer, recoverySecret: keys.recoverySecret, label: "trustbed c_nonce v1")
     }
 
     /// A fresh unguessable value (codes, tokens, nonces, ids): 32 random bytes, base64url.

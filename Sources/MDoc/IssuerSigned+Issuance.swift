@@ -64,6 +64,8 @@ extension IssuerSigned {
         var generator = SecureRandomGenerator()
         var issued: [String: [IssuerSignedItemBytes]] = [:]
         var valueDigests: [String: [UInt64: [UInt8]]] = [:]
+        // One SHA-256 context for every element's digest (see Digest.SHA256Context).
+        let hasher = Digest.SHA256Context()
         for (nameSpace, elements) in nameSpaces where !elements.isEmpty {
             var seen = Set<String>()
             for element in elements where !seen.insert(element.identifier).inserted {
@@ -78,7 +80,7 @@ extension IssuerSigned {
                     digestID: digestID, random: generator.bytes(randomLength),
                     elementIdentifier: element.identifier, elementValue: element.value))
                 items.append(item)
-                digests[digestID] = item.digest(.sha256)
+                digests[digestID] = hasher.hash(item.cborValue.encoded())
             }
             issued[nameSpace] = items
             valueDigests[nameSpace] = digests

@@ -77,6 +77,11 @@ public struct Disclosure: Hashable, Sendable {
         algorithm.digest(of: encoded)
     }
 
+    /// `digest(.sha256)` with a context reused across the disclosures of one issuance.
+    func sha256Digest(_ hasher: Digest.SHA256Context) -> String {
+        Base64URL.encode(hasher.hash(Array(encoded.utf8)))
+    }
+
     /// A digest over random bytes, indistinguishable from a real one (RFC 9901 §4.2.5), so
     /// the count of `_sd` entries does not reveal how many claims there are.
     public static func decoyDigest(_ algorithm: DigestAlgorithm = .sha256, random: [UInt8] = SecureRandom.bytes(32)) -> String {

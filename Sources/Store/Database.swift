@@ -162,10 +162,14 @@ extension Database {
     /// `cached: false` skips the statement cache, for SQL that runs once.
     func query(_ sql: String, _ parameters: [SQLValue], cached: Bool) throws(StoreError) -> [Row] {
         try withStatement(sql, parameters, cached: cached) { statement throws(StoreError) in
-            let layout = statement.columnLayout()
             var rows: [Row] = []
+            // Read after the first step: a statement that a schema change made stale is
+            // re-prepared by sqlite3_step, and only then reports its new columns.
+            var layout: Statement.ColumnLayout?
             while try statement.step() {
-                rows.append(statement.row(names: layout.names, positions: layout.positions))
+                let columns = layout ?? (cached ? cache.layout(of: statement) : statement.columnLayout())
+                layout = columns
+                rows.append(statement.row(names: columns.names, positions: columns.positions))
             }
             return rows
         }

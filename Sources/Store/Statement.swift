@@ -55,8 +55,11 @@ struct Statement {
         }
     }
 
-    /// Column names and their positions, computed once per result set.
-    func columnLayout() -> (names: [String], positions: [String: Int]) {
+    /// Column names in select order and, by name, their positions.
+    typealias ColumnLayout = (names: [String], positions: [String: Int])
+
+    /// The statement's column names and their positions.
+    func columnLayout() -> ColumnLayout {
         let count = Int(sqlite3_column_count(pointer))
         var names: [String] = []
         var positions: [String: Int] = [:]

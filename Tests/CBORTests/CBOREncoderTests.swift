@@ -21,6 +21,37 @@ final class CBOREncoderTests: XCTestCase {
         XCTAssertEqual(hexString(v.encoded()), "a2616103616202")
     }
 
+    /// Maps with only integer and text keys are ordered without encoding their keys; the
+    /// result must be the bytewise order of the encoded keys (the reference below), with the
+    /// last of equal keys kept, across head-width boundaries, UTF-8 and duplicates.
+    func testIntegerAndTextKeyOrderMatchesEncodedKeyOrder() {
+        var generator = SystemRandomNumberGenerator()
+        let numbers: [UInt64] = [0, 1, 23, 24, 25, 255, 256, 65535, 65536, 4_294_967_295, 4_294_967_296, .max]
+        let texts = ["", "a", "b", "z", "aa", "ab", "é", "ü", "zz", String(repeating: "x", count: 23),
+                     String(repeating: "x", count: 24), String(repeating: "y", count: 256), "elementIdentifier", "random"]
+        func key() -> CBORValue {
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: return .unsigned(numbers.randomElement(using: &generator)!)
+            case 1: return .negative(numbers.randomElement(using: &generator)!)
+            default: return .text(texts.randomElement(using: &generator)!)
+            }
+        }
+        for round in 0..<500 {
+            let entries = (0..<Int.random(in: 0...12, using: &generator)).map { i in CBORMapEntry(key(), .unsigned(UInt64(i))) }
+            // Reference: sort by encoded key bytes, stable, keep the last of equal keys.
+            var keyed = entries.enumerated().map { (key: $0.element.key.encoded(), index: $0.offset) }
+            keyed.sort { $0.key == $1.key ? $0.index < $1.index : $0.key.lexicographicallyPrecedes($1.key) }
+            var kept: [(key: [UInt8], index: Int)] = []
+            for entry in keyed {
+                if let last = kept.last, last.key == entry.key { kept[kept.count - 1] = entry } else { kept.append(entry) }
+            }
+            var expected: [UInt8] = []
+            CBORValue.writeHead(5, UInt64(kept.count), into: &expected)
+            for (key, index) in kept { expected += key + entries[index].value.encoded() }
+            XCTAssertEqual(CBORValue.map(entries).encoded(), expected, "round \(round): \(entries)")
+        }
+    }
+
     func testHeadsAreShortestAtEveryBoundary() {
         let cases: [(CBORValue, String)] = [
             (23, "17"), (24, "1818"), (255, "18ff"), (256, "190100"), (65535, "19ffff"), (65536, "1a00010000"),

@@ -36,6 +36,14 @@ final class DigestTests: XCTestCase {
         XCTAssertEqual(hex(Digest.sha512(Array("abc".utf8))).prefix(16), "ddaf35a193617aba")
     }
 
+    /// A reused context gives each input's own digest: nothing of the previous input remains.
+    func testReusedSHA256ContextMatchesTheOneShot() {
+        let context = Digest.SHA256Context()
+        let inputs: [[UInt8]] = [Array("abc".utf8), [], Array(repeating: 0x61, count: 1_000), Array("abc".utf8), Array(0...255)]
+        for input in inputs { XCTAssertEqual(context.hash(input), Digest.sha256(input), "\(input.count) bytes") }
+        XCTAssertEqual(hex(context.hash(Array("abc".utf8))), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
     private func hex(_ bytes: [UInt8]) -> String {
         bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }

@@ -38,6 +38,26 @@ final class PublicKeyComponentsTests: XCTestCase {
         XCTAssertThrowsError(try PublicKey(components: .ec(curve: curve, x: [UInt8](repeating: 0, count: 32), y: [UInt8](repeating: 0, count: 32))))
     }
 
+    /// EC keys are copies of one template key per curve: each copy must hold its own point,
+    /// and a refused point must leave the template usable.
+    func testImportedECKeysAreIndependentCopies() throws {
+        for algorithm in [SignatureAlgorithm.ES256, .ES384, .ES512] {
+            let a = try PrivateKey(generatingFor: algorithm), b = try PrivateKey(generatingFor: algorithm)
+            guard case .ec(let curve, let x, var y) = b.publicKey.components else { return XCTFail("expected EC") }
+            let importedA = try PublicKey(components: a.publicKey.components)
+            y[y.count - 1] ^= 1
+            XCTAssertThrowsError(try PublicKey(components: .ec(curve: curve, x: x, y: y)))
+            let importedB = try PublicKey(components: b.publicKey.components)
+            let data = Array("data".utf8)
+            let signedByA = try a.sign(data, algorithm: algorithm), signedByB = try b.sign(data, algorithm: algorithm)
+            XCTAssertEqual(importedA.components, a.publicKey.components)
+            XCTAssertEqual(importedB.components, b.publicKey.components)
+            XCTAssertTrue(importedA.verify(signature: signedByA, data: data, algorithm: algorithm))
+            XCTAssertFalse(importedA.verify(signature: signedByB, data: data, algorithm: algorithm))
+            XCTAssertTrue(importedB.verify(signature: signedByB, data: data, algorithm: algorithm))
+        }
+    }
+
     func testWrongSizesAndCurvesAreRefused() throws {
         guard case .ec(_, let x, let y) = try PrivateKey(generatingFor: .ES256).publicKey.components else {
             return XCTFail("expected EC")

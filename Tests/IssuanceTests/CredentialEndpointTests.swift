@@ -35,6 +35,7 @@ final class CredentialEndpointTests: XCTestCase {
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.contentType, "application/json")
         let json = try JSONValue.parse(response.body)
+        XCTAssertEqual(json.bytes, response.body, "the credentials copied in (SplicedJSON) give the JSON writer's own bytes")
         let credentials = try XCTUnwrap(json["credentials"]?.arrayValue)
         XCTAssertEqual(credentials.count, 2)
         let notificationID = try XCTUnwrap(json["notification_id"]?.stringValue)
@@ -51,6 +52,35 @@ final class CredentialEndpointTests: XCTestCase {
             XCTAssertEqual(payload["cnf"]?["jwk"], .object(T.jwk(key)))
             let entry = try XCTUnwrap(payload["status"]?["status_list"])
             XCTAssertTrue(records.contains { .string($0.statusURI) == entry["uri"] && .int(Int64($0.statusIndex)) == entry["idx"] })
+        }
+    }
+
+    /// The c_nonce is consumed in the transaction that records the issuance: of concurrent
+    /// requests carrying one nonce exactly one is answered and recorded, the others get
+    /// invalid_nonce and leave no record (and, for a deferred persona, no transaction).
+    func testConcurrentRequestsWithOneNonceIssueOnce() throws {
+        for persona in ["erika", "dave"] {
+            let provider = try T.make()
+            let nonce = try provider.issueCNonce()
+            let bodies = try (0..<20).map { _ in
+                request(["credential_configuration_id": "urn:eudi:pid:1",
+                         "proofs": ["jwt": [.string(try T.proof(PrivateKey(generatingFor: .ES256), nonce: nonce))]]])
+            }
+            let outcomes = Locked<[Int: Int]>([:])
+            DispatchQueue.concurrentPerform(iterations: bodies.count) { i in
+                let status: Int
+                do {
+                    status = try provider.credentialResponse(grant: T.grant(persona: persona), mediaType: "application/json",
+                                                             body: bodies[i]).status
+                } catch {
+                    status = (error as? IssuanceError)?.codeValue == .invalidNonce ? 400 : -1
+                }
+                outcomes.withLock { $0[status, default: 0] += 1 }
+            }
+            let answered = persona == "dave" ? 202 : 200
+            XCTAssertEqual(outcomes.read { $0 }, [answered: 1, 400: 19], persona)
+            XCTAssertEqual(try provider.issuedCredentials(persona: persona).count, 0 + (persona == "erika" ? 1 : 0), persona)
+            XCTAssertFalse(try provider.consumeCNonce(nonce), "the winner consumed the c_nonce")
         }
     }
 

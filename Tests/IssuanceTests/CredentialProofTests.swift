@@ -79,11 +79,15 @@ final class CredentialProofTests: XCTestCase {
         let clock = ManualClock(CredentialTestProvider.start)
         let provider = try CredentialTestProvider.make(clock: clock)
         let a = try provider.issueCNonce(), b = try provider.issueCNonce()
-        XCTAssertNotEqual(a, b)
+        XCTAssertNotEqual(a, b, "issued in the same second, still distinct")
         XCTAssertGreaterThanOrEqual(a.count, 32)
         XCTAssertTrue(try provider.consumeCNonce(a))
         XCTAssertFalse(try provider.consumeCNonce(a), "a c_nonce is good for one request")
         XCTAssertFalse(try provider.consumeCNonce("made-up"))
+        // Stateless: a nonce is only good with this issuer's MAC over its random part and time.
+        var forged = try XCTUnwrap(Base64URL.decode(b))
+        forged[0] ^= 1
+        XCTAssertFalse(try provider.consumeCNonce(Base64URL.encode(forged)))
         clock.advance(provider.configuration.nonceLifetime)
         XCTAssertFalse(try provider.consumeCNonce(b), "expired after nonce_lifetime")
     }

@@ -399,6 +399,16 @@ print(json.dumps(report, default=str))
                                               expiresAt: feb28 + 86_400 * 2)
         XCTAssertEqual(after["eu.europa.ec.eudi.pid.1"]?["age_over_18"], true)
         XCTAssertEqual(after["eu.europa.ec.eudi.pid.1"]?["age_in_years"], 18)
+        // The claims are prepared once per persona, configuration and day: the same
+        // configuration on the next day, or with another expiry day, is prepared anew.
+        let nextDay = provider.credentialClaims(for: jose, configuration: FormatsTestProvider.sdJWT, issuedAt: feb28 + 43_200,
+                                                expiresAt: feb28 + 86_400 * 30)
+        XCTAssertEqual(nextDay["age_in_years"], 18)
+        XCTAssertEqual(nextDay["date_of_issuance"], "2006-03-01")
+        let sameDay = provider.credentialClaims(for: jose, configuration: FormatsTestProvider.sdJWT, issuedAt: feb28 + 43_199,
+                                                expiresAt: feb28 + 86_400 * 31)
+        XCTAssertEqual(sameDay["age_in_years"], 17)
+        XCTAssertEqual(sameDay["date_of_expiry"], "2006-03-31")
     }
 
     /// An mdoc needs a COSE_Key for the device: a proof key without one is the wallet's error.

@@ -216,6 +216,29 @@ final class OAuthFlowTests: XCTestCase {
         XCTAssertEqual(OAuthFixture.redirectQuery(wrong)["error"], "access_denied")
     }
 
+    /// The token is stored in the transaction that redeems the code; asking for more than the
+    /// offer still burns the code (and stores no token).
+    func testPreAuthorizedRefusalAfterRedemptionBurnsTheCode() throws {
+        let provider = try OAuthFixture.make()
+        let router = IssuanceRoutes(provider: provider).router()
+        let offer = try provider.createOffer(personaID: "erika", credentialConfigurationIDs: [OAuthFixture.sdJWT],
+                                             grant: .preAuthorizedCode, txCode: false)
+        let details = #"[{"type":"openid_credential","credential_configuration_id":"\#(OAuthFixture.mdoc)"}]"#
+        let form = [("grant_type", PIDProvider.preAuthorizedGrantType), ("pre-authorized_code", offer.preAuthorizedCode!)]
+        let refused = tokenRequest(router, provider, form + [("authorization_details", details)], client: nil, dpopKey: nil)
+        XCTAssertEqual(try OAuthFixture.json(refused)["error"], "invalid_authorization_details")
+        let again = tokenRequest(router, provider, form, client: nil, dpopKey: nil)
+        XCTAssertEqual(try OAuthFixture.json(again)["error"], "invalid_grant", "the refused request burnt the code")
+        XCTAssertEqual(try provider.database.query("SELECT COUNT(*) AS n FROM issuance_tokens").first?.int("n"), 0)
+
+        let fresh = try provider.createOffer(personaID: "erika", credentialConfigurationIDs: [OAuthFixture.sdJWT],
+                                             grant: .preAuthorizedCode, txCode: false)
+        let ok = tokenRequest(router, provider, [("grant_type", PIDProvider.preAuthorizedGrantType),
+                                                 ("pre-authorized_code", fresh.preAuthorizedCode!)], client: nil, dpopKey: nil)
+        XCTAssertEqual(ok.status, .ok, String(decoding: ok.body, as: UTF8.self))
+        XCTAssertEqual(try provider.database.query("SELECT COUNT(*) AS n FROM issuance_tokens").first?.int("n"), 1)
+    }
+
     func testPreAuthorizedGrantWithTxCodeAndPreviews() throws {
         let provider = try OAuthFixture.make { $0.tokenClaimsPreview = true }
         let router = IssuanceRoutes(provider: provider).router()
@@ -240,6 +263,7 @@ final class OAuthFlowTests: XCTestCase {
                               client: nil, dpopKey: try PrivateKey(generatingFor: .ES256))
         XCTAssertEqual(ok.status, .ok, String(decoding: ok.body, as: UTF8.self))
         let body = try OAuthFixture.json(ok)
+        XCTAssertEqual(body.bytes, ok.body, "the previews copied in (SplicedJSON) give the JSON writer's own bytes")
         XCTAssertEqual(body["token_type"], "DPoP")
         XCTAssertNil(body["authorization_details"])
         let previews = try XCTUnwrap(body["credential_previews"]?.arrayValue)

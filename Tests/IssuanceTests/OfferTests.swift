@@ -50,12 +50,14 @@ final class OfferTests: XCTestCase {
         let provider = try OfferTestProvider.make(clock: clock)
         _ = try provider.createOffer(personaID: "erika", credentialConfigurationIDs: ["urn:eudi:pid:1"], grant: .preAuthorizedCode,
                                      txCode: false)
+        // A c_nonce is stateless until used; its use is recorded until the nonce expires.
         let nonce = try provider.issueCNonce()
+        XCTAssertTrue(try provider.consumeCNonce(nonce))
         XCTAssertEqual(try provider.purgeExpired(), 0, "nothing has expired yet")
         clock.advance(601)
-        XCTAssertEqual(try provider.purgeExpired(), 2, "the offer (600 s) and the c_nonce (300 s) are gone")
+        XCTAssertEqual(try provider.purgeExpired(), 2, "the offer (600 s) and the c_nonce's use (300 s) are gone")
         XCTAssertEqual(try provider.database.query("SELECT count(*) AS n FROM issuance_offers").first?.int("n"), 0)
-        XCTAssertFalse(try provider.consumeCNonce(nonce))
+        XCTAssertFalse(try provider.consumeCNonce(nonce), "expired, so refused although its use record is gone")
     }
 
     func testPreAuthorizedOfferJSONShape() throws {
@@ -144,6 +146,8 @@ final class OfferTests: XCTestCase {
         let query = try XCTUnwrap(byValue.split(separator: "?", maxSplits: 1).last)
         let value = try Parameters(encoded: String(query)).single("credential_offer")
         XCTAssertEqual(try JSONValue.parse(value), provider.credentialOfferJSON(offer))
+        XCTAssertEqual(byValue, URLEncoding.appendingQuery([("credential_offer", provider.credentialOfferJSON(offer).serialized())],
+                                                           to: "openid-credential-offer://"))
     }
 }
 

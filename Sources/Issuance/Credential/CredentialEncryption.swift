@@ -90,14 +90,35 @@ extension PIDProvider {
     /// (when it has one) and whose plaintext is the JSON response (§10).
     func credentialEndpointResponse(_ json: JSONValue, status: Int, encryption: ResponseEncryption?) throws(IssuanceError)
         -> CredentialEndpointResponse {
+        let body = Self.splicingCredentials(json).bytes
         guard let encryption else {
-            return CredentialEndpointResponse(status: status, contentType: "application/json", body: json.bytes)
+            return CredentialEndpointResponse(status: status, contentType: "application/json", body: body)
         }
         do throws(JWEError) {
-            let jwe = try JWE.encrypt(json.bytes, to: encryption.key, encryption: encryption.encryption)
+            let jwe = try JWE.encrypt(body, to: encryption.key, encryption: encryption.encryption)
             return CredentialEndpointResponse(status: status, contentType: "application/jwt", body: Array(jwe.utf8))
         } catch {
             throw IssuanceError(.invalidEncryptionParameters, "cannot encrypt to the given key: \(error)")
+        }
+    }
+
+    /// The response with each `credentials[].credential` string (a compact SD-JWT or base64url
+    /// mdoc, kilobytes that need no JSON escape) copied in rather than written by the JSON
+    /// writer; the bytes are those of `json.bytes` (see SplicedJSON).
+    static func splicingCredentials(_ json: JSONValue) -> SplicedJSON {
+        guard let members = json.objectValue, let credentials = members["credentials"]?.arrayValue,
+              credentials.allSatisfy({ $0["credential"]?.stringValue != nil }) else {
+            return SplicedJSON(fragments: [], template: { _ in json })
+        }
+        let fragments = credentials.map { SplicedJSON.Fragment(string: $0["credential"]!.stringValue!) }
+        return SplicedJSON(fragments: fragments) { values in
+            var members = members
+            members["credentials"] = .array(zip(credentials, values).map { credential, value in
+                var object = credential.objectValue!
+                object["credential"] = value
+                return .object(object)
+            })
+            return .object(members)
         }
     }
 

@@ -2,6 +2,7 @@ import Cryptography
 import Foundation
 import JOSE
 import JSON
+import Store
 import Support
 
 /// A `jwt` key proof (OpenID4VCI 1.0 Appendix F.1) that passed every check: the public key a
@@ -19,11 +20,27 @@ extension PIDProvider {
     static let keyProofAlgorithms: Set<SignatureAlgorithm> = [.ES256]
 
     /// Checks the `proofs.jwt` array of one credential request and then consumes its `c_nonce`
-    /// (§8.2, Appendix F.1, §13.4). Every proof is checked before any nonce is touched, so a
-    /// request refused for a bad proof burns nothing. Errors: `invalid_credential_request` for
-    /// more proofs than `batch_size` (§12.2.4), `invalid_proof` for a bad or duplicate proof
-    /// key or a missing nonce, `invalid_nonce` for an unknown, expired or used nonce.
+    /// (§8.2, Appendix F.1, §13.4) in a transaction of its own. The credential endpoint uses
+    /// `checkKeyProofs` and `consumeCNonces(of:in:)` instead, so the nonce is consumed in the
+    /// transaction that records the issuance.
     public func verifyKeyProofs(_ jwts: [String], grant: AccessGrant) throws(IssuanceError) -> [KeyProof] {
+        let proofs = try checkKeyProofs(jwts, grant: grant)
+        do {
+            try database.transaction { db in try consumeCNonces(of: proofs, in: db) }
+        } catch let error as IssuanceError {
+            throw error
+        } catch {
+            logger.error("credential store failure: \(error)")
+            throw .serverError("the credential store failed")
+        }
+        return proofs
+    }
+
+    /// Checks every proof of one credential request without touching any nonce, so a request
+    /// refused for a bad proof burns nothing. Errors: `invalid_credential_request` for more
+    /// proofs than `batch_size` (§12.2.4), `invalid_proof` for a bad or duplicate proof key or
+    /// a missing nonce.
+    public func checkKeyProofs(_ jwts: [String], grant: AccessGrant) throws(IssuanceError) -> [KeyProof] {
         guard !jwts.isEmpty else { throw IssuanceError.invalidProof("proofs.jwt must be a non-empty array") }
         guard jwts.count <= configuration.batchSize else {
             throw IssuanceError.invalidCredentialRequest(
@@ -40,15 +57,22 @@ extension PIDProvider {
             }
             proofs.append(proof)
         }
-        // A request's proofs normally share one c_nonce; each distinct nonce is consumed once.
+        return proofs
+    }
+
+    /// Consumes the `c_nonce` of checked proofs inside `db`'s open transaction (§13.4): a
+    /// request's proofs normally share one, and each distinct nonce is consumed once. Throws
+    /// `invalid_nonce` for an unknown, expired or used nonce, which rolls the caller's
+    /// transaction back. The use is recorded under the database lock, so of concurrent
+    /// requests carrying one nonce exactly one gets past here.
+    func consumeCNonces(of proofs: [KeyProof], in db: Database) throws {
         var nonces: [String] = []
         for proof in proofs where !nonces.contains(proof.nonce) { nonces.append(proof.nonce) }
         for nonce in nonces {
-            guard try consumeCNonce(nonce) else {
+            guard try consumeCNonce(nonce, in: db) else {
                 throw IssuanceError(.invalidNonce, "the c_nonce is unknown, expired or already used; get a new one at the nonce endpoint")
             }
         }
-        return proofs
     }
 
     /// One proof, without touching its nonce. Header: `typ` `openid4vci-proof+jwt`,

@@ -6,8 +6,8 @@ import Store
 extension PIDProvider {
     /// The Credential Endpoint (OpenID4VCI 1.0 §8) for a request whose access token already
     /// passed `accessGrant(for:)`. In order: body (JSON or JWE), request shape, encryption
-    /// rules, what is asked for against what the token grants, the key proofs (consuming the
-    /// `c_nonce`), then issuance: 200 with one credential per proof key, or, for a deferred
+    /// rules, what is asked for against what the token grants, the key proofs, then issuance
+    /// (consuming the `c_nonce` in the transaction that records it): 200 with one credential per proof key, or, for a deferred
     /// persona, 202 with a `transaction_id` (§8.3). Every refusal happens before anything is
     /// issued or recorded.
     public func credentialResponse(grant: AccessGrant, mediaType: String?, body: [UInt8]) throws(IssuanceError)
@@ -19,14 +19,20 @@ extension PIDProvider {
         guard let persona = configuration.persona(id: grant.personaID) else {
             throw IssuanceError(.credentialRequestDenied, "the persona of this grant is no longer configured")
         }
-        let proofs = try verifyKeyProofs(request.proofJWTs, grant: grant)
+        let proofs = try checkKeyProofs(request.proofJWTs, grant: grant)
+        // The c_nonce is consumed in the transaction that records the issuance (or opens the
+        // deferred transaction): one commit instead of two per request, and a request that
+        // cannot be recorded leaves its nonce usable.
+        let consumeNonces = { (db: Database) throws in try self.consumeCNonces(of: proofs, in: db) }
         if persona.deferred {
-            let id = try openTransaction(grant: grant, configuration: credentialConfiguration, keys: proofs.map(\.key))
+            let id = try openTransaction(grant: grant, configuration: credentialConfiguration, keys: proofs.map(\.key),
+                                         claim: consumeNonces)
             return try credentialEndpointResponse(
                 ["transaction_id": .string(id), "interval": .int(configuration.deferredInterval)], status: 202,
                 encryption: request.responseEncryption)
         }
-        let issued = try issueCredentials(persona: persona, configuration: credentialConfiguration, keys: proofs.map(\.key))
+        let issued = try issueCredentials(persona: persona, configuration: credentialConfiguration, keys: proofs.map(\.key),
+                                          thumbprints: proofs.map(\.thumbprint), claim: consumeNonces)
         return try credentialEndpointResponse(issued, status: 200, encryption: request.responseEncryption)
     }
 
@@ -68,12 +74,17 @@ extension PIDProvider {
     /// before the credentials are signed (signing outside the database lock keeps issuance
     /// parallel) and so before the answer: a `kill -9` after the answer loses nothing. If
     /// signing fails the records are removed and `undo` runs. `claim` runs first inside the
-    /// transaction (a deferred delivery marks its transaction there).
+    /// transaction (a deferred delivery marks its transaction there). `thumbprints` are the
+    /// keys' RFC 7638 thumbprints when the caller has them already (the checked proofs).
     func issueCredentials(persona: Persona, configuration credentialConfiguration: CredentialConfiguration, keys holderKeys: [JWK],
-                          claim: ((Database) throws -> Void)? = nil, undo: (() -> Void)? = nil) throws(IssuanceError) -> JSONValue {
+                          thumbprints: [String]? = nil, claim: ((Database) throws -> Void)? = nil,
+                          undo: (() -> Void)? = nil) throws(IssuanceError) -> JSONValue {
         let now = clock.now()
         let expiresAt = now + configuration.credentialLifetime
         let notificationID = Self.randomToken(bytes: 16)
+        // Made before the database lock is taken, so the lock is held for SQL only.
+        let thumbprints = thumbprints ?? holderKeys.map { $0.thumbprint() }
+        let ids = holderKeys.map { _ in Self.randomToken(bytes: 16) }
         let records: [IssuedCredentialRecord]
         do {
             records = try database.transaction { db in
@@ -81,11 +92,11 @@ extension PIDProvider {
                 let entries = try allocateStatusEntries(holderKeys.count, in: db, now: now)
                 let repository = IssuedCredentialRepository(database: db)
                 var written: [IssuedCredentialRecord] = []
-                for (key, entry) in zip(holderKeys, entries) {
+                for (i, entry) in entries.enumerated() {
                     let record = IssuedCredentialRecord(
-                        id: Self.randomToken(bytes: 16), issuer: issuer, persona: persona.id,
+                        id: ids[i], issuer: issuer, persona: persona.id,
                         configurationID: credentialConfiguration.id, statusURI: entry.uri, statusIndex: entry.index,
-                        keyThumbprint: key.thumbprint(), notificationID: notificationID, issuedAt: now, expiresAt: expiresAt)
+                        keyThumbprint: thumbprints[i], notificationID: notificationID, issuedAt: now, expiresAt: expiresAt)
                     try repository.insert(record)
                     written.append(record)
                 }

@@ -4,9 +4,11 @@ import Store
 
 extension PIDProvider {
     /// Stores a deferred request (§9): what to issue and to which keys, never claim values. It
-    /// is ready `deferredInterval` seconds later and lives as long as an access token.
+    /// is ready `deferredInterval` seconds later and lives as long as an access token. `claim`
+    /// runs first in the same database transaction (the credential endpoint consumes the
+    /// request's c_nonce there); whatever it throws leaves nothing stored.
     func openTransaction(grant: AccessGrant, configuration credentialConfiguration: CredentialConfiguration,
-                         keys holderKeys: [JWK]) throws(IssuanceError) -> String {
+                         keys holderKeys: [JWK], claim: ((Database) throws -> Void)? = nil) throws(IssuanceError) -> String {
         let id = Self.randomToken()
         let now = clock.now()
         let request: JSONValue = [
@@ -14,11 +16,20 @@ extension PIDProvider {
             "persona": .string(grant.personaID),
             "keys": .array(holderKeys.map(\.jsonValue)),
         ]
-        try withCredentialStore { () throws(StoreError) in
-            try TransactionRepository(database: database).insert(TransactionRecord(
-                id: id, issuer: issuer, tokenHash: grant.tokenHash, request: request.serialized(), createdAt: now,
-                readyAt: now + configuration.deferredInterval,
-                expiresAt: now + max(configuration.tokenLifetime, configuration.deferredInterval + 60)))
+        let record = TransactionRecord(
+            id: id, issuer: issuer, tokenHash: grant.tokenHash, request: request.serialized(), createdAt: now,
+            readyAt: now + configuration.deferredInterval,
+            expiresAt: now + max(configuration.tokenLifetime, configuration.deferredInterval + 60))
+        do {
+            try database.transaction { db in
+                try claim?(db)
+                try TransactionRepository(database: db).insert(record)
+            }
+        } catch let error as IssuanceError {
+            throw error
+        } catch {
+            logger.error("credential store failure: \(error)")
+            throw .serverError("the credential store failed")
         }
         return id
     }

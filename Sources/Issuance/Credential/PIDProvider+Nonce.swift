@@ -1,26 +1,58 @@
+import Cryptography
 import Store
+import Support
 
 extension PIDProvider {
     static let cNoncePurpose = "c_nonce"
 
-    /// A fresh `c_nonce` (OpenID4VCI 1.0 §7.2): 32 random bytes, stored until
-    /// `configuration.nonceLifetime` has passed. Each is good for one credential request: the
-    /// first request whose proofs carry it consumes it (§13.4, proof replay).
+    /// A fresh `c_nonce` (OpenID4VCI 1.0 §7.2). Stateless, like the `DPoP-Nonce`: 16 random
+    /// bytes, 8 bytes of issue time and a 16-byte HMAC-SHA256 over both under a key derived from
+    /// the issuer's recovery secret with its own label, base64url. Nothing is written when one is
+    /// handed out (the nonce endpoint was a database commit per issuance); the request that uses
+    /// it records it (see `consumeCNonce(_:in:)`), so each is still good for one credential
+    /// request, for `configuration.nonceLifetime`, and survives a restart.
     public func issueCNonce() throws(IssuanceError) -> String {
-        let nonce = Self.randomToken()
-        try withCredentialStore { () throws(StoreError) in
-            try NonceRepository(database: database).insert(
-                issuer: issuer, nonce: nonce, purpose: Self.cNoncePurpose, expiresAt: clock.now() + configuration.nonceLifetime)
-        }
-        return nonce
+        let time = clock.now()
+        let body = SecureRandom.bytes(16) + (0..<8).map { UInt8(truncatingIfNeeded: time >> (56 - 8 * $0)) }
+        return Base64URL.encode(body + cNonceMAC(body))
     }
 
-    /// Consumes a `c_nonce`: true for exactly one caller, while it is unexpired. One
-    /// conditional UPDATE decides, so 50 concurrent requests with the same nonce get one `true`.
+    /// Consumes a `c_nonce` in a transaction of its own: true for exactly one caller, while it
+    /// is unexpired.
     public func consumeCNonce(_ nonce: String) throws(IssuanceError) -> Bool {
-        try withCredentialStore { () throws(StoreError) in
-            try NonceRepository(database: database).consume(issuer: issuer, nonce: nonce, purpose: Self.cNoncePurpose,
-                                                            now: clock.now())
+        do {
+            return try database.transaction { db in try consumeCNonce(nonce, in: db) }
+        } catch {
+            logger.error("credential store failure: \(error)")
+            throw .serverError("the credential store failed")
         }
+    }
+
+    /// Consumes a `c_nonce` inside `db`'s transaction: false for one this issuer did not make,
+    /// an expired one, or one already used. The use is an INSERT OR IGNORE of the nonce into
+    /// the `jti` records until the nonce expires, one statement under the database lock, so of
+    /// 50 concurrent requests with one nonce exactly one gets `true`; expired records are
+    /// purged only once the nonce itself is refused by its time.
+    func consumeCNonce(_ nonce: String, in db: Database) throws(StoreError) -> Bool {
+        let now = clock.now()
+        guard let issuedAt = cNonceTime(nonce, now: now) else { return false }
+        return try NonceRepository(database: db).recordJTI(
+            issuer: issuer, purpose: Self.cNoncePurpose, jti: nonce, expiresAt: issuedAt + configuration.nonceLifetime)
+    }
+
+    /// The issue time of a nonce this issuer made that is neither older than `nonceLifetime`
+    /// nor from the future (5 s of leeway, as for DPoP nonces); nil otherwise.
+    private func cNonceTime(_ nonce: String, now: Int64) -> Int64? {
+        guard nonce.utf8.count == 54, let bytes = Base64URL.decode(nonce), bytes.count == 40 else { return nil }
+        let body = Array(bytes[0..<24])
+        let time = body[16...].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        guard time <= now + 5, now - time < configuration.nonceLifetime else { return nil }
+        var difference: UInt8 = 0
+        for (a, b) in zip(cNonceMAC(body), bytes[24...]) { difference |= a ^ b }
+        return difference == 0 ? time : nil
+    }
+
+    private func cNonceMAC(_ body: [UInt8]) -> [UInt8] {
+        Array(HMAC.sha256(key: cNonceKey, data: body).prefix(16))
     }
 }

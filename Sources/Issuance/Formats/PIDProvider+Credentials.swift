@@ -18,15 +18,13 @@ extension PIDProvider {
     /// the technical validity (`nbf`, `exp`), which is fixed only when the credential is signed.
     public func credentialClaims(for persona: Persona, configuration: CredentialConfiguration, issuedAt: Int64,
                                  expiresAt: Int64) -> JSONValue {
-        let set = claimSet(persona, configuration, issuedAt, expiresAt)
-        switch configuration.format {
-        case .sdJWT:
-            var claims = set.claims
-            claims["vct"] = .string(configuration.type)
-            return .object(claims)
-        case .mdoc:
-            return [configuration.type: .object(set.mdocPreview)]
-        }
+        prepared(persona, configuration, issuedAt, expiresAt).preview
+    }
+
+    /// `credentialClaims` with its JSON text, for the token response.
+    func credentialClaimsFragment(for persona: Persona, configuration: CredentialConfiguration, issuedAt: Int64,
+                                  expiresAt: Int64) -> SplicedJSON.Fragment {
+        prepared(persona, configuration, issuedAt, expiresAt).previewFragment
     }
 
     /// Signs one credential bound to `holderKey` (the proof's public JWK): a compact SD-JWT VC (`<jwt>~<disclosures>~`)
@@ -35,12 +33,23 @@ extension PIDProvider {
                                 status: StatusReference, issuedAt: Int64, expiresAt: Int64) throws(IssuanceError) -> String {
         guard expiresAt > issuedAt else { throw .serverError("credential expiry is not after its issuance") }
         guard status.index >= 0 else { throw .serverError("negative status list index") }
-        let set = claimSet(persona, configuration, issuedAt, expiresAt)
+        let claims = prepared(persona, configuration, issuedAt, expiresAt)
         switch configuration.format {
         case .sdJWT:
-            return try sdJWT(set, configuration, holderKey, status, issuedAt, expiresAt)
+            return try sdJWT(claims, configuration, holderKey, status, issuedAt, expiresAt)
         case .mdoc:
-            return try mdoc(set, configuration, holderKey, status, issuedAt, expiresAt)
+            return try mdoc(claims, configuration, holderKey, status, issuedAt, expiresAt)
+        }
+    }
+
+    /// The claims of a PID for `persona` at `issuedAt`, made once per persona, configuration
+    /// and day (see `PreparedClaims`).
+    func prepared(_ persona: Persona, _ configuration: CredentialConfiguration, _ issuedAt: Int64,
+                  _ expiresAt: Int64) -> PreparedClaims {
+        let key = PreparedClaimsCache.Key(persona: persona.id, configuration: configuration.id, issuedAt: issuedAt,
+                                          expiresAt: expiresAt)
+        return preparedClaims.claims(for: key) {
+            PreparedClaims(claimSet(persona, configuration, issuedAt, expiresAt), configuration: configuration)
         }
     }
 
@@ -56,7 +65,7 @@ extension PIDProvider {
     /// credential issuer, `cnf.jwk` = the proof key (RFC 7800), `status.status_list` (Token Status
     /// List §6.1). The number of decoy digests varies per credential (RFC 9901 §4.2.5), so the
     /// length of `_sd` does not reveal how many claims a persona has.
-    private func sdJWT(_ set: PIDClaimSet, _ configuration: CredentialConfiguration, _ holderKey: JWK,
+    private func sdJWT(_ set: PreparedClaims, _ configuration: CredentialConfiguration, _ holderKey: JWK,
                        _ status: StatusReference, _ issuedAt: Int64, _ expiresAt: Int64) throws(IssuanceError) -> String {
         var claims = set.claims
         claims["iss"] = .string(issuer)
@@ -70,7 +79,7 @@ extension PIDProvider {
                                  x5c: keys.x5c,
                                  decoysPerDigestArray: Int.random(in: 1...4))
         do {
-            return try signer.issue(claims: claims, plan: set.disclosurePlan).serialized
+            return try signer.issue(claims: claims, plan: set.disclosurePlan ?? .object([:])).serialized
         } catch {
             throw .serverError("cannot sign the SD-JWT VC: \(error)")
         }
@@ -80,7 +89,7 @@ extension PIDProvider {
     /// nameSpace named like the docType (Rulebook: `eu.europa.ec.eudi.pid.1` for both), the MSO
     /// bound to the proof key as a COSE_Key, validity = the credential's technical validity, and
     /// the status list reference in the MSO (Token Status List §6.3).
-    private func mdoc(_ set: PIDClaimSet, _ configuration: CredentialConfiguration, _ holderKey: JWK,
+    private func mdoc(_ set: PreparedClaims, _ configuration: CredentialConfiguration, _ holderKey: JWK,
                       _ status: StatusReference, _ issuedAt: Int64, _ expiresAt: Int64) throws(IssuanceError) -> String {
         let deviceKey: COSEKey
         do {
@@ -91,7 +100,7 @@ extension PIDProvider {
         do {
             let signer = try DocumentSigner(key: keys.documentSignerKey, certificateChain: [keys.documentSigner])
             let issued = try IssuerSigned.issue(
-                docType: configuration.type, nameSpaces: [configuration.type: set.mdocElements], deviceKey: deviceKey,
+                docType: configuration.type, nameSpaces: [configuration.type: set.mdocElements.map { ($0.identifier, $0.value) }], deviceKey: deviceKey,
                 validity: ValidityInfo(signed: issuedAt, validFrom: issuedAt, validUntil: expiresAt),
                 status: StatusListReference(index: UInt64(status.index), uri: status.uri), signer: signer)
             return issued.base64URL

@@ -11,6 +11,18 @@ extension PIDProvider {
     func issueAccessToken(clientID: String?, personaID: String, credentialConfigurationIDs: [String],
                           credentialIdentifiers: [String: String], dpopThumbprint: String?) throws(IssuanceError)
         -> (token: String, grant: AccessGrant) {
+        let (token, grant, record) = newAccessToken(
+            clientID: clientID, personaID: personaID, credentialConfigurationIDs: credentialConfigurationIDs,
+            credentialIdentifiers: credentialIdentifiers, dpopThumbprint: dpopThumbprint)
+        try withOAuthStore { () throws(StoreError) in try TokenRepository(database: database).insert(record) }
+        return (token, grant)
+    }
+
+    /// A fresh access token, its grant and the row that stores it, without storing anything:
+    /// the pre-authorized code grant inserts the row in the transaction that redeems the code.
+    func newAccessToken(clientID: String?, personaID: String, credentialConfigurationIDs: [String],
+                        credentialIdentifiers: [String: String], dpopThumbprint: String?)
+        -> (token: String, grant: AccessGrant, record: TokenRecord) {
         let token = Self.randomToken()
         let now = clock.now()
         let grant = AccessGrant(
@@ -21,12 +33,10 @@ extension PIDProvider {
             "credential_configuration_ids": JSONValue(credentialConfigurationIDs),
             "credential_identifiers": .object(credentialIdentifiers.mapValues(JSONValue.string)),
         ]
-        try withOAuthStore { () throws(StoreError) in
-            try TokenRepository(database: database).insert(TokenRecord(
-                tokenHash: grant.tokenHash, issuer: issuer, clientID: clientID, persona: personaID,
-                grant: grantJSON.serialized(), dpopJKT: dpopThumbprint, issuedAt: now, expiresAt: grant.expiresAt))
-        }
-        return (token, grant)
+        let record = TokenRecord(
+            tokenHash: grant.tokenHash, issuer: issuer, clientID: clientID, persona: personaID,
+            grant: grantJSON.serialized(), dpopJKT: dpopThumbprint, issuedAt: now, expiresAt: grant.expiresAt)
+        return (token, grant, record)
     }
 
     /// The protected-resource check of the credential, deferred credential and notification

@@ -110,13 +110,14 @@ extension PIDProvider {
         Array(HMAC.sha256(key: dpopNonceKey, data: timeBytes).prefix(16))
     }
 
-    /// HKDF of the recovery secret with the issuer as salt and its own label. The derivation
-    /// cannot fail for a non-empty secret; an empty one (never generated so) falls back to the
-    /// issuer string as key material, which still separates issuers.
-    static func dpopNonceKey(issuer: String, recoverySecret: [UInt8]) -> [UInt8] {
+    /// HKDF of the recovery secret with the issuer as salt and a label per use (DPoP nonces,
+    /// c_nonces), so no two uses share a key. The derivation cannot fail for a non-empty
+    /// secret; an empty one (never generated so) falls back to the issuer string as key
+    /// material, which still separates issuers.
+    static func nonceKey(issuer: String, recoverySecret: [UInt8], label: String) -> [UInt8] {
         let secret = recoverySecret.isEmpty ? Array(issuer.utf8) : recoverySecret
         return (try? KeyDerivation.hkdf(inputKeyMaterial: secret, salt: Array(issuer.utf8),
-                                        info: Array("trustbed DPoP-Nonce v1".utf8), outputLength: 32)) ?? secret
+                                        info: Array(label.utf8), outputLength: 32)) ?? secret
     }
 
     /// `htu` names the same target as `url` (RFC 9449 §4.3 item 9): query and fragment ignored,

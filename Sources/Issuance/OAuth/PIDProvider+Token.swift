@@ -15,6 +15,17 @@ extension PIDProvider {
     /// configuration id), so a wallet that mixes up the two fails visibly; they are returned
     /// only when the request named its credentials with `authorization_details`.
     public func tokenResponse(_ parameters: Parameters, client: ClientIdentity, dpop: DPoPProof?) throws(IssuanceError) -> JSONValue {
+        try splicedTokenResponse(parameters, client: client, dpop: dpop).value
+    }
+
+    /// `tokenResponse` serialized (its `bytes`), with the claims preview's JSON text copied in
+    /// (see SplicedJSON): what the token endpoint sends.
+    public func tokenResponseBytes(_ parameters: Parameters, client: ClientIdentity, dpop: DPoPProof?) throws(IssuanceError) -> [UInt8] {
+        try splicedTokenResponse(parameters, client: client, dpop: dpop).bytes
+    }
+
+    private func splicedTokenResponse(_ parameters: Parameters, client: ClientIdentity,
+                                      dpop: DPoPProof?) throws(IssuanceError) -> SplicedJSON {
         if configuration.requireDPoP && dpop == nil {
             // With a nonce, so the client's next attempt can succeed (RFC 9449 §8).
             throw IssuanceError(.invalidDPoPProof, "a DPoP proof is required", dpopNonce: dpopNonce())
@@ -35,7 +46,7 @@ extension PIDProvider {
     /// rest fails), then checked: same client, same `redirect_uri`, the verifier hashes to the
     /// challenge, and the DPoP key is the one the code was bound to at PAR (RFC 9449 §10).
     private func authorizationCodeGrant(_ parameters: Parameters, client: ClientIdentity,
-                                        dpop: DPoPProof?) throws -> JSONValue {
+                                        dpop: DPoPProof?) throws -> SplicedJSON {
         let code = try parameters.single("code")
         let redirectURI = try parameters.single("redirect_uri")
         let verifier = try parameters.single("code_verifier")
@@ -73,57 +84,87 @@ extension PIDProvider {
     /// (redeemed through the offers, which count wrong tx_codes). Anonymous unless attestation
     /// is required (the client check already refused a missing one). `authorization_details`
     /// may narrow the offer's configurations and asks for `credential_identifiers`.
+    ///
+    /// The access token is stored in the transaction that redeems the code: one commit per
+    /// token request instead of two. A refusal found after the redemption (the details ask for
+    /// more than the offer) stores no token but still burns the code, as before.
     private func preAuthorizedCodeGrant(_ parameters: Parameters, client: ClientIdentity,
-                                        dpop: DPoPProof?) throws -> JSONValue {
+                                        dpop: DPoPProof?) throws -> SplicedJSON {
         let code = try parameters.single("pre-authorized_code")
         let txCode = try parameters.optional("tx_code")
         let details = try parameters.optional("authorization_details")
         let requested = try details.map { text throws(IssuanceError) in try configurationIDs(authorizationDetails: text) }
-        let offer = try redeemPreAuthorizedCode(code, txCode: txCode)
-        var ids = offer.credentialConfigurationIDs
-        if let requested {
-            guard requested.allSatisfy(offer.credentialConfigurationIDs.contains) else {
-                throw IssuanceError(.invalidAuthorizationDetails, "the offer does not include every requested credential")
+        let (_, issued) = try redeemPreAuthorizedCode(code, txCode: txCode) {
+            offer, db throws(StoreError) -> (token: String, grant: AccessGrant, details: [JSONValue])? in
+            var ids = offer.credentialConfigurationIDs
+            if let requested {
+                guard requested.allSatisfy(offer.credentialConfigurationIDs.contains) else { return nil }
+                ids = requested
             }
-            ids = requested
+            let (identifiers, details) = credentialIdentifiers(for: ids, wanted: requested != nil)
+            let (token, grant, record) = newAccessToken(
+                clientID: client.clientID, personaID: offer.personaID, credentialConfigurationIDs: ids,
+                credentialIdentifiers: identifiers, dpopThumbprint: dpop?.thumbprint)
+            try TokenRepository(database: db).insert(record)
+            return (token, grant, details)
         }
-        return try tokenBody(clientID: client.clientID, personaID: offer.personaID, configurationIDs: ids,
-                             withIdentifiers: requested != nil, dpop: dpop)
+        guard let issued else {
+            throw IssuanceError(.invalidAuthorizationDetails, "the offer does not include every requested credential")
+        }
+        return tokenResponseBody(token: issued.token, grant: issued.grant, details: requested != nil ? issued.details : nil,
+                                 dpop: dpop)
     }
 
     /// §6.2: `access_token`, `token_type` (DPoP when bound, RFC 9449 §5), `expires_in`,
     /// `authorization_details` with `credential_identifiers`, and with `token_claims_preview`
     /// the `credential_previews` extension (see the README).
     private func tokenBody(clientID: String?, personaID: String, configurationIDs ids: [String], withIdentifiers: Bool,
-                           dpop: DPoPProof?) throws(IssuanceError) -> JSONValue {
-        var identifiers: [String: String] = [:]
-        var details: [JSONValue] = []
-        if withIdentifiers {
-            for id in ids {
-                let identifier = Self.randomToken(bytes: 16)
-                identifiers[identifier] = id
-                details.append(["type": "openid_credential", "credential_configuration_id": .string(id),
-                                "credential_identifiers": [.string(identifier)]])
-            }
-        }
+                           dpop: DPoPProof?) throws(IssuanceError) -> SplicedJSON {
+        let (identifiers, details) = credentialIdentifiers(for: ids, wanted: withIdentifiers)
         let (token, grant) = try issueAccessToken(
             clientID: clientID, personaID: personaID, credentialConfigurationIDs: ids, credentialIdentifiers: identifiers,
             dpopThumbprint: dpop?.thumbprint)
+        return tokenResponseBody(token: token, grant: grant, details: withIdentifiers ? details : nil, dpop: dpop)
+    }
+
+    /// `credential_identifiers`: one per configuration, a fresh random value (not the
+    /// configuration id), and the `authorization_details` entries that carry them; none when
+    /// the request did not name its credentials with `authorization_details`.
+    private func credentialIdentifiers(for ids: [String], wanted: Bool) -> (identifiers: [String: String], details: [JSONValue]) {
+        guard wanted else { return ([:], []) }
+        var identifiers: [String: String] = [:]
+        var details: [JSONValue] = []
+        for id in ids {
+            let identifier = Self.randomToken(bytes: 16)
+            identifiers[identifier] = id
+            details.append(["type": "openid_credential", "credential_configuration_id": .string(id),
+                            "credential_identifiers": [.string(identifier)]])
+        }
+        return (identifiers, details)
+    }
+
+    private func tokenResponseBody(token: String, grant: AccessGrant, details: [JSONValue]?, dpop: DPoPProof?) -> SplicedJSON {
         var body: [String: JSONValue] = [
             "access_token": .string(token),
             "token_type": dpop == nil ? "Bearer" : "DPoP",
             "expires_in": .int(grant.expiresAt - clock.now()),
         ]
-        if withIdentifiers { body["authorization_details"] = .array(details) }
-        if configuration.tokenClaimsPreview, let persona = configuration.persona(id: personaID) {
-            let issuedAt = clock.now()
-            body["credential_previews"] = .array(ids.compactMap { id in
-                guard let c = configuration.configuration(id: id) else { return nil }
-                return ["credential_configuration_id": .string(id), "format": .string(c.format.rawValue),
-                        "claims": credentialClaims(for: persona, configuration: c, issuedAt: issuedAt,
-                                                   expiresAt: issuedAt + configuration.credentialLifetime)]
-            })
+        if let details { body["authorization_details"] = .array(details) }
+        guard configuration.tokenClaimsPreview, let persona = configuration.persona(id: grant.personaID) else {
+            return SplicedJSON(fragments: []) { _ in .object(body) }
         }
-        return .object(body)
+        let issuedAt = clock.now()
+        let previews = grant.credentialConfigurationIDs.compactMap { id -> (id: String, format: String, claims: SplicedJSON.Fragment)? in
+            guard let c = configuration.configuration(id: id) else { return nil }
+            return (id, c.format.rawValue, credentialClaimsFragment(for: persona, configuration: c, issuedAt: issuedAt,
+                                                                    expiresAt: issuedAt + configuration.credentialLifetime))
+        }
+        return SplicedJSON(fragments: previews.map(\.claims)) { claims in
+            var body = body
+            body["credential_previews"] = .array(zip(previews, claims).map { preview, claims in
+                ["credential_configuration_id": .string(preview.id), "format": .string(preview.format), "claims": claims]
+            })
+            return .object(body)
+        }
     }
 }

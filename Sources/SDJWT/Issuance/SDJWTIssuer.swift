@@ -40,8 +40,10 @@ public struct SDJWTIssuer: Sendable {
         }
         var disclosures: [Disclosure] = []
         var random = SecureRandom.Buffer()
+        // One SHA-256 context for the ~50 digests (see Digest.SHA256Context).
+        let hasher = Digest.SHA256Context()
         guard case .object(var payload) = try apply(plan, to: .object(claims), path: "", disclosures: &disclosures,
-                                                    random: &random) else {
+                                                    random: &random, hasher: hasher) else {
             throw .invalidPlan("claims must be an object")
         }
         payload["_sd_alg"] = .string(DigestAlgorithm.sha256.rawValue)
@@ -59,8 +61,8 @@ public struct SDJWTIssuer: Sendable {
     /// Applies `plan` to `value` depth first, appending every disclosure made. Inner parts are
     /// processed before the outer value is hidden, so an outer disclosure carries inner digests.
     /// Salts and decoys come from `random`: 128-bit salts (RFC 9901 §9.3), 256-bit decoy inputs.
-    private func apply(_ plan: DisclosurePlan, to value: JSONValue, path: String,
-                       disclosures: inout [Disclosure], random: inout SecureRandom.Buffer) throws(SDJWTError) -> JSONValue {
+    private func apply(_ plan: DisclosurePlan, to value: JSONValue, path: String, disclosures: inout [Disclosure],
+                       random: inout SecureRandom.Buffer, hasher: Digest.SHA256Context) throws(SDJWTError) -> JSONValue {
         switch plan {
         case .plain:
             return value
@@ -71,18 +73,18 @@ public struct SDJWTIssuer: Sendable {
                 guard let member = object[name] else { continue }  // plans may name optional claims
                 guard !DisclosurePlan.reservedNames.contains(name) else { throw .invalidPlan("claim name \"\(name)\" is reserved") }
                 let inner = try apply(rule.content, to: member, path: path.isEmpty ? name : "\(path).\(name)", disclosures: &disclosures,
-                                      random: &random)
+                                      random: &random, hasher: hasher)
                 if rule.disclosable {
                     let disclosure = Disclosure(salt: Base64URL.encode(random.next(16)), name: name, value: inner)
                     disclosures.append(disclosure)
-                    digests.append(disclosure.digest())
+                    digests.append(disclosure.sha256Digest(hasher))
                     object[name] = nil
                 } else {
                     object[name] = inner
                 }
             }
             if !digests.isEmpty {
-                for _ in 0..<decoysPerDigestArray { digests.append(Disclosure.decoyDigest(random: random.next(32))) }
+                for _ in 0..<decoysPerDigestArray { digests.append(Base64URL.encode(hasher.hash(random.next(32)))) }
                 // Sorted so the order reveals nothing about the claims' original order (§4.2.4.1).
                 object["_sd"] = JSONValue(digests.sorted())
             }
@@ -93,11 +95,11 @@ public struct SDJWTIssuer: Sendable {
             out.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
                 let inner = try apply(rule.content, to: element, path: "\(path)[\(index)]", disclosures: &disclosures,
-                                      random: &random)
+                                      random: &random, hasher: hasher)
                 if rule.disclosable {
                     let disclosure = Disclosure(salt: Base64URL.encode(random.next(16)), name: nil, value: inner)
                     disclosures.append(disclosure)
-                    out.append(["...": .string(disclosure.digest())])
+                    out.append(["...": .string(disclosure.sha256Digest(hasher))])
                 } else {
                     out.append(inner)
                 }

@@ -63,31 +63,40 @@ final class PlainHTTPConnection {
         }
     }
 
+    /// Built in a local array and stored once (every append to the stored property paid an
+    /// exclusivity check), with byte-wise header checks: about 6,800 instructions per request
+    /// before, String.hasSuffix and a UTF-8 view scan per header among them (callgrind).
     private func buildRequest(method: String, target: String, headers: [String], body: [UInt8]?) throws {
-        request.removeAll(keepingCapacity: true)
-        request.append(contentsOf: method.utf8)
-        request.append(32)
-        request.append(contentsOf: target.utf8)
-        request.append(contentsOf: Self.version)
-        request.append(contentsOf: authority.utf8)
-        request.append(contentsOf: Self.userAgent)
-        // A header with nothing after its colon ("Expect:") is how libcurl is told to leave out
-        // one of its own; here there is none to leave out.
-        for header in headers where !header.hasSuffix(":") {
+        var out = request
+        request = []
+        out.removeAll(keepingCapacity: true)
+        out.append(contentsOf: method.utf8)
+        out.append(32)
+        out.append(contentsOf: target.utf8)
+        out.append(contentsOf: Self.version)
+        out.append(contentsOf: authority.utf8)
+        out.append(contentsOf: Self.userAgent)
+        for header in headers {
+            // A header with nothing after its colon ("Expect:") is how libcurl is told to leave
+            // out one of its own; here there is none to leave out.
+            if header.utf8.last == UInt8(ascii: ":") { continue }
+            let start = out.count
+            out.append(contentsOf: header.utf8)
             // Values can come from a server (an access token): never let one add a header line.
-            guard !header.utf8.contains(where: { $0 == 13 || $0 == 10 }) else {
+            guard !out[start...].contains(where: { $0 == 13 || $0 == 10 }) else {
+                request = out
                 throw WalletError.malformed("a request header would contain a line break: \(header.prefix(60))")
             }
-            request.append(contentsOf: header.utf8)
-            request.append(contentsOf: Self.crlf)
+            out.append(contentsOf: Self.crlf)
         }
         if body != nil || method == "POST" || method == "PUT" {
-            request.append(contentsOf: Self.contentLengthHeader)
-            request.append(contentsOf: String(body?.count ?? 0).utf8)
-            request.append(contentsOf: Self.crlf)
+            out.append(contentsOf: Self.contentLengthHeader)
+            out.append(contentsOf: String(body?.count ?? 0).utf8)
+            out.append(contentsOf: Self.crlf)
         }
-        request.append(contentsOf: Self.crlf)
-        if let body { request.append(contentsOf: body) }
+        out.append(contentsOf: Self.crlf)
+        if let body { out.append(contentsOf: body) }
+        request = out
     }
 
     private static let version = Array(" HTTP/1.1\r\nHost: ".utf8)

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Instructions per pre-authorized flow (issue 7 item 16), the PID Provider's deterministic
+# figure: on a shared machine wall-clock credentials/s move with the neighbours' load, these do
+# not. The server runs under callgrind with instrumentation off; after a warm-up it is switched
+# on for `trustbed wallet bench --count N` (itself under callgrind, counting only its worker
+# threads: BenchRun.work), then off, and each total is divided by N. Scenarios as in
+# issuance.sh: SD-JWT and mdoc, with and without DPoP, and a batch of 10.
+#
+#   bash Tests/bench/issuance-callgrind.sh [path/to/trustbed]
+#
+# Environment: CALLGRIND_FLOWS (200; the batch scenario runs a fifth of it), BENCH_PORT (18190),
+# CALLGRIND_OUT (a scratch directory): the callgrind files, for callgrind_annotate.
+# Note: under valgrind OpenSSL takes code paths without SHA-NI and ADX, so libcrypto's share is
+# larger than natively (`openssl speed ecdsap256` gives the native cost of a P-256 verify).
+set -euo pipefail
+export LC_ALL=C
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$repo"
+bin=$(realpath "${1:-.build/release/trustbed}")
+flows=${CALLGRIND_FLOWS:-200}
+port=${BENCH_PORT:-18190}
+base="http://127.0.0.1:$port"
+token=bench-admin-token
+
+die() { echo "callgrind bench: $*" >&2; exit 1; }
+. Tests/bench/lib.sh
+[ -x "$bin" ] || die "no executable at $bin"
+command -v valgrind >/dev/null && command -v callgrind_control >/dev/null || die "needs valgrind (callgrind_control)"
+port_in_use "$port" && die "something already answers on 127.0.0.1:$port (set BENCH_PORT)"
+
+tmp=$(mktemp -d)
+pids=()
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+out=${CALLGRIND_OUT:-$tmp/out}
+mkdir -p "$out"
+
+# Instructions in a callgrind file: its "totals:" line (a dump's "summary:" can be 0).
+total() { awk '/^totals:/ { print $2; exit }' "$1"; }
+
+# One scenario on a fresh server and database: prints server and client instructions per flow.
+scenario() {
+    local name=$1 count=$2; shift 2
+    rm -rf "$tmp/state" && mkdir -p "$tmp/state" && cp -r Entities "$tmp/state/Entities"
+    (cd "$tmp/state" && exec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/$name-server.%p" \
+        "$bin" serve --port "$port" --base-url "$base" --admin-token "$token" --log-level notice >"$out/$name-server.log" 2>&1) &
+    local server=$!
+    pids+=("$server")
+    for _ in $(seq 1 600); do curl -sf -o /dev/null "$base/health" && break; sleep 0.1; done
+    curl -sf -o /dev/null "$base/health" || die "the server did not start under valgrind (see $out/$name-server.log)"
+    "$bin" wallet bench --issuer "$base/pid-provider" --admin-token "$token" --concurrency 2 --count 30 "$@" >/dev/null 2>&1 \
+        || die "warm-up of $name failed"
+    callgrind_control -i on "$server" >/dev/null 2>&1
+    valgrind --tool=callgrind "--toggle-collect=*8BenchRunC4work*" --callgrind-out-file="$out/$name-client.cg" \
+        "$bin" wallet bench --issuer "$base/pid-provider" --admin-token "$token" --concurrency 2 --count "$count" \
+        --verify-every 0 "$@" >"$out/$name-bench.txt" 2>&1 || die "scenario $name failed (see $out/$name-bench.txt)"
+    callgrind_control -i off "$server" >/dev/null 2>&1
+    callgrind_control -d "$server" >/dev/null 2>&1
+    kill -TERM "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+    local dump
+    dump=$(ls "$out/$name-server."*.1 2>/dev/null | head -1)
+    [ -n "$dump" ] || die "no callgrind dump for $name"
+    awk -v name="$name" -v n="$count" -v s="$(total "$dump")" -v c="$(total "$out/$name-client.cg")" \
+        'BEGIN { printf "%-14s server %9.0f  client %9.0f  instructions per flow (%d flows)\n", name, s / n, c / n, n }'
+}
+
+sd="urn:eudi:pid:1"
+mdoc="eu.europa.ec.eudi.pid.1"
+scenario sdjwt "$flows" --configuration "$sd"
+scenario sdjwt-dpop "$flows" --configuration "$sd" --dpop
+scenario mdoc "$flows" --configuration "$mdoc"
+scenario mdoc-dpop "$flows" --configuration "$mdoc" --dpop
+scenario sdjwt-batch10 $((flows / 5)) --configuration "$sd" --batch 10
