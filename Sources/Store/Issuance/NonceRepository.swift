@@ -1,35 +1,11 @@
-/// Server nonces (`issuance_nonces`) and seen `jti`s (`issuance_jtis`): the replay defences of
-/// the credential endpoint (`c_nonce`), DPoP (RFC 9449 §8, §11.1) and client attestation PoPs.
+/// Seen `jti`s and used nonces (`issuance_jtis`): the replay defences of the credential endpoint
+/// (each stateless `c_nonce` is recorded once, when a credential request uses it), DPoP
+/// (RFC 9449 §8, §11.1) and client attestation PoPs. The `issuance_nonces` table of earlier
+/// versions held stored c_nonces; it stays in the schema (old databases have it) and is only purged.
 public struct NonceRepository: Sendable {
     private let database: Database
 
     public init(database: Database) { self.database = database }
-
-    /// Stores a fresh nonce for `purpose` (e.g. "c_nonce", "dpop") until `expiresAt`.
-    public func insert(issuer: String, nonce: String, purpose: String, expiresAt: Int64) throws(StoreError) {
-        try database.execute(
-            "INSERT INTO issuance_nonces (nonce, issuer, purpose, expires_at) VALUES (?, ?, ?, ?)",
-            [.text(nonce), .text(issuer), .text(purpose), .integer(expiresAt)])
-    }
-
-    /// Marks the nonce used; true for exactly one caller, and only while it is unexpired.
-    public func consume(issuer: String, nonce: String, purpose: String, now: Int64) throws(StoreError) -> Bool {
-        try database.executeCountingChanges(
-            """
-            UPDATE issuance_nonces SET used_at = ? WHERE nonce = ? AND issuer = ? AND purpose = ?
-            AND used_at IS NULL AND expires_at > ?
-            """, [.integer(now), .text(nonce), .text(issuer), .text(purpose), .integer(now)]) == 1
-    }
-
-    /// True when the nonce exists, is unexpired and unused (for nonces that may be presented
-    /// more than once, such as DPoP nonces).
-    public func isValid(issuer: String, nonce: String, purpose: String, now: Int64) throws(StoreError) -> Bool {
-        try !database.query(
-            """
-            SELECT 1 FROM issuance_nonces WHERE nonce = ? AND issuer = ? AND purpose = ?
-            AND used_at IS NULL AND expires_at > ?
-            """, [.text(nonce), .text(issuer), .text(purpose), .integer(now)]).isEmpty
-    }
 
     /// Records a `jti`; false when it was already recorded (a replay). Expired entries are
     /// kept until `purge`, so a replay inside the acceptance window is always caught.
