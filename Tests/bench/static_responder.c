@@ -2,10 +2,11 @@
  * Benchmark ceiling for the HTTP target: a bare libmicrohttpd responder with the daemon
  * settings HTTPServer uses (internal epoll thread pool of one thread per core, bound to
  * 127.0.0.1, 30 s connection timeout, 1024 connections) answering every request with the
- * same small JSON body. The Swift layer is measured against this.
+ * same JSON body: 15 bytes, or BYTES bytes when given (a ceiling that sends as much as the
+ * target it is compared with). The Swift layer is measured against this.
  *
  *   cc -O2 -o static_responder static_responder.c -lmicrohttpd
- *   ./static_responder 8081 &
+ *   ./static_responder 8081 [BYTES] &
  *   wrk -t2 -c64 -d5s http://127.0.0.1:8081/
  */
 #include <arpa/inet.h>
@@ -42,15 +43,35 @@ main (int argc, char **argv)
 {
   if (argc < 2)
   {
-    fprintf (stderr, "usage: %s PORT\n", argv[0]);
+    fprintf (stderr, "usage: %s PORT [BYTES]\n", argv[0]);
     return 2;
   }
   uint16_t port = (uint16_t) atoi (argv[1]);
+  const char *body = BODY;
+  size_t length = strlen (BODY);
+  if (argc > 2)
+  {
+    /* {"pad":"aaa...a"}: valid JSON of exactly BYTES bytes. */
+    long wanted = atol (argv[2]);
+    if (wanted < 10 || wanted > (64L << 20))
+    {
+      fprintf (stderr, "BYTES must be between 10 and 64 MiB\n");
+      return 2;
+    }
+    char *padded = malloc ((size_t) wanted);
+    if (NULL == padded)
+      return 1;
+    memset (padded, 'a', (size_t) wanted);
+    memcpy (padded, "{\"pad\":\"", 8);
+    memcpy (padded + wanted - 2, "\"}", 2);
+    body = padded;
+    length = (size_t) wanted;
+  }
   long cores = sysconf (_SC_NPROCESSORS_ONLN);
   unsigned int threads = (cores > 1) ? (unsigned int) cores : 0;
 
   struct MHD_Response *response =
-    MHD_create_response_from_buffer (strlen (BODY), (void *) BODY, MHD_RESPMEM_PERSISTENT);
+    MHD_create_response_from_buffer (length, (void *) body, MHD_RESPMEM_PERSISTENT);
   MHD_add_response_header (response, "Content-Type", "application/json");
   MHD_add_response_header (response, "Access-Control-Allow-Origin", "*");
 
