@@ -12,12 +12,12 @@ extension JWK {
     /// an OpenSSL public key: a large federation loads a leaf's private key to sign its entity
     /// configuration and needs only these numbers for its `jwks` (see `PrivateKey.publicKey`).
     ///
-    /// The kid is hashed from the members written out directly (`Self.thumbprint(of:)`) rather than
+    /// The kid is hashed from the members written out directly (`JSONValue.plainStringObject`) rather than
     /// from a JSON object sorted and serialized, and the object is sized once: a cold resolve in a
     /// large federation builds a leaf's JWK on every key load (32k instructions before, callgrind).
     public init(components: PublicKeyComponents, algorithm: SignatureAlgorithm? = nil, use: String? = "sig") {
         var json: [String: JSONValue] = Dictionary(minimumCapacity: 7)
-        var required: [(String, String)]
+        var required: [(name: String, value: String)]
         switch components {
         case .ec(let curve, let x, let y):
             required = [("crv", curve), ("kty", "EC"), ("x", Base64URL.encode(x)), ("y", Base64URL.encode(y))]
@@ -27,10 +27,11 @@ extension JWK {
             required = [("e", Base64URL.encode(e)), ("kty", "RSA"), ("n", Base64URL.encode(n))]
         }
         for (name, value) in required { json[name] = .string(value) }
-        // A curve name is the one string here not from this code's base64url; should one ever
-        // need escaping, the serializer writes it.
-        let plain = required.allSatisfy { $0.1.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") } }
-        json["kid"] = .string(plain ? Self.thumbprint(ofRequired: required) : JWK(validated: json).thumbprint())
+        // RFC 7638 §3's input is the required members in this (sorted) order. A curve name is the
+        // one string here not from this code's base64url; should one need escaping, the
+        // serializer writes it.
+        let kid = JSONValue.plainStringObject(required).map { Base64URL.encode(Digest.sha256($0)) } ?? JWK(validated: json).thumbprint()
+        json["kid"] = .string(kid)
         if let algorithm { json["alg"] = .string(algorithm.rawValue) }
         if let use { json["use"] = .string(use) }
         self.init(validated: json)

@@ -13,24 +13,6 @@ extension JWK {
         return Base64URL.encode(Digest.sha256(JSONValue.object(required).bytes))
     }
 
-    /// RFC 7638 §3 for required members already in lexicographic order whose names and values
-    /// need no JSON escaping (member names, curve names, base64url): `{"name":"value",...}`.
-    static func thumbprint(ofRequired members: [(name: String, value: String)]) -> String {
-        var input: [UInt8] = []
-        input.reserveCapacity(members.reduce(2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 6 })
-        input.append(UInt8(ascii: "{"))
-        for (i, member) in members.enumerated() {
-            if i > 0 { input.append(UInt8(ascii: ",")) }
-            input.append(UInt8(ascii: "\""))
-            input += member.name.utf8
-            input += [UInt8(ascii: "\""), UInt8(ascii: ":"), UInt8(ascii: "\"")]
-            input += member.value.utf8
-            input.append(UInt8(ascii: "\""))
-        }
-        input.append(UInt8(ascii: "}"))
-        return Base64URL.encode(Digest.sha256(input))
-    }
-
     static func requiredMembers(kty: String) -> [String] {
         switch kty {
         case "EC": return ["crv", "kty", "x", "y"]

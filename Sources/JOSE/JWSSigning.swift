@@ -52,28 +52,11 @@ extension JWS {
         return String(decoding: jws, as: UTF8.self)
     }
 
-    /// `{"alg":…,"kid":…,"typ":…}` (members in the serializer's sorted order, `typ` only when
-    /// given) when no value needs a JSON escape, so the bytes equal the serializer's; else nil.
+    /// `{"alg":…,"kid":…,"typ":…}` (`typ` only when given) as the serializer writes it, or nil
+    /// when a value needs a JSON escape.
     static func plainHeader(algorithm: SignatureAlgorithm, keyID: String, type: String?) -> [UInt8]? {
-        func plain(_ s: String) -> Bool {
-            var s = s
-            return s.withUTF8 { bytes in
-                for b in bytes where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return false }
-                return true
-            }
-        }
-        guard plain(keyID), type.map(plain) ?? true else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(32 + keyID.utf8.count + (type?.utf8.count ?? 0))
-        out += #"{"alg":""#.utf8
-        out += algorithm.rawValue.utf8
-        out += #"","kid":""#.utf8
-        out += keyID.utf8
-        if let type {
-            out += #"","typ":""#.utf8
-            out += type.utf8
-        }
-        out += #""}"#.utf8
-        return out
+        var members = [(name: "alg", value: algorithm.rawValue), (name: "kid", value: keyID)]
+        if let type { members.append((name: "typ", value: type)) }
+        return JSONValue.plainStringObject(members)
     }
 }

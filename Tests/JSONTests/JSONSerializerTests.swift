@@ -30,6 +30,33 @@ final class JSONStringEscapeTests: XCTestCase {
         }
     }
 
+    /// `needsNoEscape` agrees with the serializer: true exactly when the string is written as
+    /// itself between quotes, wherever in a word an escape falls.
+    func testNeedsNoEscapeAgreesWithTheSerializer() {
+        for special in ["\"", "\\", "\n", "\u{1F}", "é", "/", "\u{7F}"] {
+            for length in 1..<40 {
+                for at in 0..<length {
+                    let s = String(repeating: "a", count: at) + special + String(repeating: "b", count: length - at - 1)
+                    XCTAssertEqual(JSONValue.needsNoEscape(s), JSONValue.string(s).bytes == [0x22] + Array(s.utf8) + [0x22],
+                                   "\(special.debugDescription) at \(at) of \(length)")
+                }
+            }
+        }
+        XCTAssertTrue(JSONValue.needsNoEscape(""))
+    }
+
+    /// `plainStringObject` writes the serializer's bytes for sorted plain members, and gives
+    /// nil (never other bytes) when a name or value needs an escape.
+    func testPlainStringObjectMatchesTheSerializer() {
+        let members = [(name: "alg", value: "ES256"), (name: "kid", value: "k-1_ä"), (name: "typ", value: "entity-statement+jwt")]
+        let object = JSONValue.object(Dictionary(uniqueKeysWithValues: members.map { ($0.name, JSONValue.string($0.value)) }))
+        XCTAssertEqual(JSONValue.plainStringObject(members), object.bytes)
+        XCTAssertEqual(JSONValue.plainStringObject([]), JSONValue.object([:]).bytes)
+        XCTAssertNil(JSONValue.plainStringObject([(name: "kid", value: "a\"b")]))
+        XCTAssertNil(JSONValue.plainStringObject([(name: "k\\", value: "v")]))
+        XCTAssertNil(JSONValue.plainStringObject([(name: "alg", value: "ok"), (name: "kid", value: "line\n")]))
+    }
+
     private func reference(_ s: String) -> [UInt8] {
         var out: [UInt8] = [0x22]
         for b in s.utf8 {
