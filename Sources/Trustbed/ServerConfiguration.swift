@@ -1,3 +1,5 @@
+import Federation
+
 /// What `trustbed serve` is told on the command line.
 public struct ServerConfiguration: Sendable {
     public var entitiesDirectory = "Entities"
@@ -9,7 +11,7 @@ public struct ServerConfiguration: Sendable {
     /// URL prefixes the resolver may fetch from besides the origins the entity files name.
     public var fetchAllow: [String] = []
     /// Budget of the signed-statement cache (least recently used statements are re-signed).
-    public var statementCacheBytes = 96 << 20
+    public var statementCacheBytes = FederationHost.defaultStatementCacheBytes
     /// Threads for resolves that wait on other hosts, and how many such resolves may queue.
     public var remoteThreads = 32
     public var remoteQueue = 256

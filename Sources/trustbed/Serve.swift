@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Federation
 import Trustbed
 
 struct Serve: ParsableCommand {
@@ -15,7 +16,7 @@ struct Serve: ParsableCommand {
                                discussion: "Without it the resolver fetches only from the origins the entity files name (the base URL, absolute entity IDs and authority hints, remote subordinates, trust mark issuers, owners and subjects); anything else is refused at once, without a connection."))
     var fetchAllow: [String] = []
     @Option(help: "Memory budget of the signed-statement cache in MiB; the least recently used statements are re-signed when needed.")
-    var statementCacheMb = 96
+    var statementCacheMb = FederationHost.defaultStatementCacheBytes >> 20
     @Option(help: "Least severe log level written to standard error: trace, debug, info (with the access log), notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
     @Option(help: ArgumentHelp("Bearer token of the issuers' admin API (offers, issued credentials).",

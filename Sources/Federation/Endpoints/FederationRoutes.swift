@@ -57,13 +57,13 @@ public struct FederationRoutes: Sendable {
         issuer.get(FederationEndpoint.trustMark.path) { id, request, _ in
             let q = request.parameters
             let signed = try host.signedTrustMark(issuer: id, type: q.single("trust_mark_type"), subject: q.single("sub"))
-            return .jwt(signed.compact, contentType: Self.contentType(signed.type))
+            return .jwt(signed.compact, contentType: FederationType.contentType(signed.type))
         }
         // Section 8.4.1: POST with an application/x-www-form-urlencoded body; other methods get 405.
         issuer.post(FederationEndpoint.trustMarkStatus.path) { id, request, _ in
             let mark = try request.formBody().single("trust_mark")
             return .jwt(try host.trustMarkStatus(issuer: id, trustMark: mark),
-                        contentType: Self.contentType(FederationType.trustMarkStatusResponse))
+                        contentType: FederationType.contentType(FederationType.trustMarkStatusResponse))
         }
         issuer.get(FederationEndpoint.trustMarkList.path) { id, request, _ in
             let q = request.parameters
@@ -97,27 +97,15 @@ public struct FederationRoutes: Sendable {
         switch signed.type {
         case FederationType.entityStatement: head = entityStatementHead
         case FederationType.resolveResponse: head = resolveResponseHead
-        default: head = HTTPResponse.jwt("", contentType: contentType(signed.type)).applying(.publicRead)
+        default: head = HTTPResponse.jwt("", contentType: FederationType.contentType(signed.type)).applying(.publicRead)
         }
         return head.replacingBody(Array(signed.compact.utf8)).reusable(until: signed.refreshAt)
     }
 
-    private static let entityStatementHead = HTTPResponse.jwt("", contentType: contentType(FederationType.entityStatement))
+    private static let entityStatementHead = HTTPResponse.jwt("", contentType: FederationType.contentType(FederationType.entityStatement))
         .applying(.publicRead)
-    private static let resolveResponseHead = HTTPResponse.jwt("", contentType: contentType(FederationType.resolveResponse))
+    private static let resolveResponseHead = HTTPResponse.jwt("", contentType: FederationType.contentType(FederationType.resolveResponse))
         .applying(.publicRead)
-
-    /// `FederationType.contentType(typ)` without building the string for the types served on
-    /// every request (41 bytes, a heap string each time).
-    static func contentType(_ typ: String) -> String {
-        switch typ {
-        case FederationType.entityStatement: return "application/entity-statement+jwt"
-        case FederationType.resolveResponse: return "application/resolve-response+jwt"
-        case FederationType.jwkSet: return "application/jwk-set+jwt"
-        case FederationType.trustMark: return "application/trust-mark+jwt"
-        default: return FederationType.contentType(typ)
-        }
-    }
 
     /// Section 8.3. A chain made only of statements hosted here (or cached) is answered on the
     /// worker thread; one that needs another host is handed to `pool` and the connection is

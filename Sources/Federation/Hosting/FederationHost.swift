@@ -36,14 +36,19 @@ public final class FederationHost: @unchecked Sendable {
     public let trustMarkStatusChecker: TrustMarkStatusChecker
     let limits: ChainLimits
 
-    /// `statementCacheBytes`: budget of the signed-statement cache (default 96 MiB).
+    /// Holds every subordinate statement of a federation of 100,000 leaves (about 895 bytes each
+    /// as `SignedStatementCache.cost(of:key:keyShared:)` counts them, 85 MiB) with room for the
+    /// entity configurations, resolve responses and statements about superiors used meanwhile.
+    public static let defaultStatementCacheBytes = 96 << 20
+
+    /// `statementCacheBytes`: budget of the signed-statement cache (`defaultStatementCacheBytes`).
     /// `remote`: pass one to keep remote statements (and remembered failures) across hosts when
     /// the assembly replaces the host; by default one over `fetcher` and the database is made.
     /// `trustMarkStatusClient`: how remote trust mark issuers' status endpoints are asked (nil:
     /// they cannot be, and marks whose issuer publishes one are dropped).
     public init(entities list: [HostedEntity], keys: KeyProvider, clock: Clock, database: Database,
                 fetcher: StatementFetcher, logger: Logger = Logger(label: "trustbed.federation"),
-                limits: ChainLimits = ChainLimits(), statementCacheBytes: Int = 96 << 20,
+                limits: ChainLimits = ChainLimits(), statementCacheBytes: Int = FederationHost.defaultStatementCacheBytes,
                 remote: RemoteStatementSource? = nil, trustMarkStatusClient: TrustMarkStatusClient? = nil) {
         var byID: [String: HostedEntity] = [:]
         byID.reserveCapacity(list.count)

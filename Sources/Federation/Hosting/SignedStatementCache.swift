@@ -64,10 +64,7 @@ struct SignedJWT: Sendable {
 /// and a server may host 100,000 entities. Invalidation is by replacing the whole host (see
 /// `FederationHost`), so entries are never invalidated one by one.
 final class SignedStatementCache: Sendable {
-    /// Holds every subordinate statement of a federation of 100,000 leaves (about 895 bytes each
-    /// as `cost(of:key:keyShared:)` counts them, 85 MiB) with room for the entity
-    /// configurations, resolve responses and statements about superiors used meanwhile.
-    static let defaultBudget = 96 << 20
+    static let defaultBudget = FederationHost.defaultStatementCacheBytes
     /// A typical entry (a subordinate statement about a leaf), to reserve the cache's entry
     /// arrays once: at 100,000 leaves that left 8 MiB less RSS after a sweep than arrays grown
     /// by doubling (296.7 vs 304 MiB, one run each, 112 MiB budget).
@@ -116,14 +113,15 @@ final class SignedStatementCache: Sendable {
         stored: () -> StoredKey? = { nil },
         build: () throws(FederationError) -> SignedStatementDraft, parse: (SignedStatementDraft) -> EntityStatement?
     ) throws(FederationError) -> SignedJWT {
+        func store(_ value: SignedJWT) {
+            let (storedKey, shared) = stored() ?? (key, false)
+            entries.set(storedKey, value, cost: Self.cost(of: value, key: storedKey, keyShared: shared))
+        }
         if let hit = entries.get(key), hit.refreshAt > now {
             guard parsed && hit.statement == nil else { return hit }
             let upgraded = SignedJWT(compact: hit.compact, type: hit.type, refreshAt: hit.refreshAt,
                                      statement: try? EntityStatement.decode(hit.compact))
-            if keepParsed() && upgraded.statement != nil {
-                let (storedKey, shared) = stored() ?? (key, false)
-                entries.set(storedKey, upgraded, cost: Self.cost(of: upgraded, key: storedKey, keyShared: shared))
-            }
+            if keepParsed() && upgraded.statement != nil { store(upgraded) }
             return upgraded
         }
         let built = try build()
@@ -131,9 +129,7 @@ final class SignedStatementCache: Sendable {
                                          jwks: built.jwks, refreshAt: built.refreshAt)
         let value = SignedJWT(compact: draft.compact, type: FederationType.entityStatement, refreshAt: draft.refreshAt,
                               statement: parsed ? parse(draft) : nil)
-        let kept = keepParsed() ? value : value.withoutStatement
-        let (storedKey, shared) = stored() ?? (key, false)
-        entries.set(storedKey, kept, cost: Self.cost(of: kept, key: storedKey, keyShared: shared))
+        store(keepParsed() ? value : value.withoutStatement)
         return value
     }
 
