@@ -25,14 +25,7 @@ extension PIDProvider {
     /// transaction that records the issuance.
     public func verifyKeyProofs(_ jwts: [String], grant: AccessGrant) throws(IssuanceError) -> [KeyProof] {
         let proofs = try checkKeyProofs(jwts, grant: grant)
-        do {
-            try database.transaction { db in try consumeCNonces(of: proofs, in: db) }
-        } catch let error as IssuanceError {
-            throw error
-        } catch {
-            logger.error("credential store failure: \(error)")
-            throw .serverError("the credential store failed")
-        }
+        try inCredentialTransaction { db in try consumeCNonces(of: proofs, in: db) }
         return proofs
     }
 

@@ -20,16 +20,9 @@ extension PIDProvider {
             id: id, issuer: issuer, tokenHash: grant.tokenHash, request: request.serialized(), createdAt: now,
             readyAt: now + configuration.deferredInterval,
             expiresAt: now + max(configuration.tokenLifetime, configuration.deferredInterval + 60))
-        do {
-            try database.transaction { db in
-                try claim?(db)
-                try TransactionRepository(database: db).insert(record)
-            }
-        } catch let error as IssuanceError {
-            throw error
-        } catch {
-            logger.error("credential store failure: \(error)")
-            throw .serverError("the credential store failed")
+        try inCredentialTransaction { db in
+            try claim?(db)
+            try TransactionRepository(database: db).insert(record)
         }
         return id
     }

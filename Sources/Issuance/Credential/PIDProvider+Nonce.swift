@@ -20,12 +20,7 @@ extension PIDProvider {
     /// Consumes a `c_nonce` in a transaction of its own: true for exactly one caller, while it
     /// is unexpired.
     public func consumeCNonce(_ nonce: String) throws(IssuanceError) -> Bool {
-        do {
-            return try database.transaction { db in try consumeCNonce(nonce, in: db) }
-        } catch {
-            logger.error("credential store failure: \(error)")
-            throw .serverError("the credential store failed")
-        }
+        try inCredentialTransaction { db in try consumeCNonce(nonce, in: db) }
     }
 
     /// Consumes a `c_nonce` inside `db`'s transaction: false for one this issuer did not make,

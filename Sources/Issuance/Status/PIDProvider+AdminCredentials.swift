@@ -61,4 +61,18 @@ extension PIDProvider {
             throw .serverError("the credential store failed")
         }
     }
+
+    /// Runs `body` in one transaction of the credential side: an `IssuanceError` it throws (a
+    /// refused request, after which nothing is written) passes through; any other failure is a
+    /// storage failure, handled as in `withCredentialStore`.
+    func inCredentialTransaction<T>(_ body: (Database) throws -> T) throws(IssuanceError) -> T {
+        do {
+            return try database.transaction(body)
+        } catch let error as IssuanceError {
+            throw error
+        } catch {
+            logger.error("credential store failure: \(error)")
+            throw .serverError("the credential store failed")
+        }
+    }
 }
