@@ -14,6 +14,10 @@ final class HTTPHelpersTests: XCTestCase {
         XCTAssertEqual(HTTPResponse.redirect(to: "app://cb?x=1&", adding: [("a", "1")]).header("Location"), "app://cb?x=1&a=1")
         XCTAssertEqual(HTTPResponse.redirect(to: "https://w.example/cb#frag", adding: [("a", "1")]).header("Location"),
                        "https://w.example/cb?a=1#frag")
+        // A `?` in the fragment is not a query; non-ASCII before the fragment stays as it is.
+        XCTAssertEqual(HTTPResponse.redirect(to: "https://w.example/cb#f?x&", adding: [("a", "1")]).header("Location"),
+                       "https://w.example/cb?a=1#f?x&")
+        XCTAssertEqual(HTTPResponse.redirect(to: "app://café?é=1#ü", adding: [("a", "1")]).header("Location"), "app://café?é=1&a=1#ü")
         let plain = HTTPResponse.redirect(to: "https://w.example/cb", status: .seeOther)
         XCTAssertEqual(plain.status, .seeOther)
         XCTAssertEqual(plain.header("Location"), "https://w.example/cb")

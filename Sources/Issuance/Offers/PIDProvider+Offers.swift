@@ -123,10 +123,7 @@ extension PIDProvider {
         let parameter = byValue
             ? (name: "credential_offer", value: credentialOfferJSON(offer).serialized())
             : (name: "credential_offer_uri", value: urls.credentialOffer(offer.id))
-        // What URLEncoding.appendingQuery gives for this fixed base (no query, no fragment),
-        // without its Character-level search of the base: about 25,000 instructions a link, two
-        // links per admin offer (callgrind, issuance-callgrind.sh).
-        return "openid-credential-offer://?" + Parameters(pairs: [parameter]).encoded
+        return URLEncoding.appendingQuery([parameter], to: "openid-credential-offer://")
     }
 
     /// The admin API's 201 body: the offer, its URLs and, when it has one, the tx_code (the
