@@ -80,7 +80,7 @@ extension IssuerSigned {
                     digestID: digestID, random: generator.bytes(randomLength),
                     elementIdentifier: element.identifier, elementValue: element.value))
                 items.append(item)
-                digests[digestID] = hasher.hash(item.cborValue.encoded())
+                digests[digestID] = item.digest(hasher)
             }
             issued[nameSpace] = items
             valueDigests[nameSpace] = digests

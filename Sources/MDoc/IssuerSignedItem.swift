@@ -69,4 +69,9 @@ public struct IssuerSignedItemBytes: Equatable, Sendable {
     public func digest(_ algorithm: MDocDigestAlgorithm) -> [UInt8] {
         algorithm.digest(cborValue.encoded())
     }
+
+    /// `digest(.sha256)` with a context reused across the elements of one issuance.
+    func digest(_ hasher: Digest.SHA256Context) -> [UInt8] {
+        hasher.hash(cborValue.encoded())
+    }
 }

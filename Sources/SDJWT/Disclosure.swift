@@ -87,4 +87,9 @@ public struct Disclosure: Hashable, Sendable {
     public static func decoyDigest(_ algorithm: DigestAlgorithm = .sha256, random: [UInt8] = SecureRandom.bytes(32)) -> String {
         Base64URL.encode(algorithm.hash(random))
     }
+
+    /// `decoyDigest(.sha256, random:)` with a context reused across one issuance.
+    static func decoyDigest(random: [UInt8], hasher: Digest.SHA256Context) -> String {
+        Base64URL.encode(hasher.hash(random))
+    }
 }

@@ -84,7 +84,7 @@ public struct SDJWTIssuer: Sendable {
                 }
             }
             if !digests.isEmpty {
-                for _ in 0..<decoysPerDigestArray { digests.append(Base64URL.encode(hasher.hash(random.next(32)))) }
+                for _ in 0..<decoysPerDigestArray { digests.append(Disclosure.decoyDigest(random: random.next(32), hasher: hasher)) }
                 // Sorted so the order reveals nothing about the claims' original order (§4.2.4.1).
                 object["_sd"] = JSONValue(digests.sorted())
             }
