@@ -15,6 +15,8 @@ import Support
 /// time from a small pool; the key itself is only read.
 final class ECDSASigner: @unchecked Sendable {
     private let pkey: OpaquePointer
+    /// The EC_KEY of a legacy key made by `PKCS8ECKey.makeKey`, owned by `pkey`.
+    private let legacyEC: OpaquePointer?
     private let curve: EllipticCurve
     private let digest: OpaquePointer
     private let idle = Locked<[OpaquePointer]>([])
@@ -22,8 +24,9 @@ final class ECDSASigner: @unchecked Sendable {
     private static let poolSize = 4
 
     /// `pkey` must outlive the signer (the owning `PrivateKey` frees both together).
-    init(pkey: OpaquePointer, curve: EllipticCurve) {
+    init(pkey: OpaquePointer, curve: EllipticCurve, legacyEC: OpaquePointer? = nil) {
         self.pkey = pkey
+        self.legacyEC = legacyEC
         self.curve = curve
         digest = Digest.md(for: curve)
     }
@@ -38,6 +41,7 @@ final class ECDSASigner: @unchecked Sendable {
         var hashLength: UInt32 = 0
         guard EVP_Digest(data, data.count, &hash, &hashLength, digest, nil) == 1, Int(hashLength) == Int(EVP_MD_get_size(digest))
         else { OpenSSLErrors.clear(); throw .signingFailed }
+        if let legacyEC { return try Self.sign(hash: hash, length: Int(hashLength), with: legacyEC, coordinateSize: curve.coordinateSize) }
         guard let ctx = idle.withLock({ $0.popLast() }) ?? makeContext() else { throw .signingFailed }
         // Large enough for the DER of any supported curve (139 bytes for P-521).
         var der = [UInt8](repeating: 0, count: 160)
@@ -54,6 +58,26 @@ final class ECDSASigner: @unchecked Sendable {
         guard signed, length <= der.count else { throw .signingFailed }
         der.removeSubrange(length...)
         guard let raw = ECDSASignatureEncoding.raw(fromDER: der, coordinateSize: curve.coordinateSize) else { throw .signingFailed }
+        return raw
+    }
+
+    /// ECDSA_do_sign over the digest with a legacy EC_KEY: what the provider's EVP_PKEY_sign
+    /// calls in the end (ECDSA_sign_ex runs ECDSA_do_sign_ex), without exporting the key to the
+    /// provider, which would build its curve group again. The EC_KEY is only read, so threads
+    /// may sign with it at once.
+    private static func sign(hash: [UInt8], length: Int, with ec: OpaquePointer, coordinateSize: Int) throws(CryptoError) -> [UInt8] {
+        guard let sig = ECDSA_do_sign(hash, Int32(length), ec) else { OpenSSLErrors.clear(); throw .signingFailed }
+        defer { ECDSA_SIG_free(sig) }
+        var r: OpaquePointer?
+        var s: OpaquePointer?
+        ECDSA_SIG_get0(sig, &r, &s)
+        var raw = [UInt8](repeating: 0, count: 2 * coordinateSize)
+        let size = Int32(coordinateSize)
+        let written = raw.withUnsafeMutableBufferPointer { out -> Bool in
+            guard let base = out.baseAddress else { return false }
+            return BN_bn2binpad(r, base, size) == size && BN_bn2binpad(s, base + coordinateSize, size) == size
+        }
+        guard written else { throw .signingFailed }
         return raw
     }
 

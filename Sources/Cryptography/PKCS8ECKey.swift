@@ -4,15 +4,16 @@ import Support
 
 /// The parts of an unencrypted PKCS#8 EC private key (RFC 5208 PrivateKeyInfo holding an
 /// RFC 5915 ECPrivateKey on a named curve, with its public point), read from DER and made into
-/// an EVP_PKEY with one EVP_PKEY_fromdata.
+/// a key on a copy of a curve group built once (see `makeKey`).
 ///
 /// Why not OpenSSL's decoder: a server hosting 100,000 entities reads a leaf's PEM on most cold
 /// resolves, and OSSL_DECODER (chain of decoders, PKCS#8 to EC_KEY to provider key) took 264k
-/// instructions a key where the import takes 199k, 139k of it building the curve group, which
-/// any way of making an OpenSSL 3.0 EC key repeats. Reading the public point from the DER also
-/// saves exporting it again (57k; callgrind, P-256). The DER is read with swift-asn1, and only
-/// the exact shape OpenSSL writes is taken; anything else (other versions, attributes, explicit curve
-/// parameters, no public key, other key types) gives nil and takes the decoder.
+/// instructions a key, EVP_PKEY_fromdata 199k (139k of it building the curve group again), and
+/// this import 27.5k (callgrind, P-256; a cold resolve went from 1,852.8k to 1,629.3k).
+/// Reading the public point from the DER also saves exporting it again (57k). The DER is read
+/// with swift-asn1, and only the exact shape OpenSSL writes is taken; anything else (other
+/// versions, attributes, explicit curve parameters, no public key, other key types) gives nil
+/// and takes the decoder.
 ///
 /// The import checks what the decoder checks: the public point is decoded and must lie on the
 /// curve (EC_KEY_oct2key); as with the decoder, it is not recomputed from the private scalar.
@@ -82,68 +83,56 @@ struct PKCS8ECKey {
         }
     }
 
-    /// EVP_PKEY_KEYPAIR, built from macros Swift cannot import.
-    static let keyPairSelection = Int32(OSSL_KEYMGMT_SELECT_ALL_PARAMETERS | OSSL_KEYMGMT_SELECT_PRIVATE_KEY | OSSL_KEYMGMT_SELECT_PUBLIC_KEY)
-
-    /// The key pair as an EVP_PKEY (owned by the caller), or nil if OpenSSL refuses it.
-    func makeKey() -> OpaquePointer? {
-        // OSSL_PARAM integers are native-endian; the scalar is copied reversed on little-endian
-        // hosts into a buffer that is wiped afterwards.
+    /// The key pair as a legacy EC_KEY (on a copy of the curve's shared group) inside an
+    /// EVP_PKEY, both owned by the caller through the EVP_PKEY; nil if OpenSSL refuses it.
+    ///
+    /// Why the deprecated EC_KEY API: any OpenSSL 3.0 import (EVP_PKEY_fromdata, the decoders)
+    /// builds the curve group from its name again, 139k of the 199k instructions of a key
+    /// (callgrind, P-256), while EC_KEY_set_group copies a group built once. The checks are the
+    /// import's: the point is decoded by EC_KEY_oct2key, which refuses a point off the curve.
+    /// Such a key must be signed with through its EC_KEY (`ECDSASigner` does): an EVP_PKEY_CTX
+    /// over a legacy key exports it to the provider, which builds the group again.
+    func makeKey() -> (pkey: OpaquePointer, ecKey: OpaquePointer)? {
+        guard let ec = EC_KEY_new() else { return nil }
         var scalar = privateScalar
-        #if _endian(little)
-        scalar.reverse()
-        #endif
-        var point = publicPoint
-        let group = curve.openSSLName
         defer { scalar.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
-        return group.withCString { groupName -> OpaquePointer? in
-            scalar.withUnsafeMutableBytes { scalarBytes -> OpaquePointer? in
-                point.withUnsafeMutableBytes { pointBytes -> OpaquePointer? in
-                    var params = [
-                        OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, UnsafeMutablePointer(mutating: groupName), 0),
-                        OSSL_PARAM_construct_BN(OSSL_PKEY_PARAM_PRIV_KEY, scalarBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), scalarBytes.count),
-                        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, pointBytes.baseAddress, pointBytes.count),
-                        OSSL_PARAM_construct_end(),
-                    ]
-                    return Self.importer.withContext { ctx -> OpaquePointer? in
-                        var pkey: OpaquePointer?
-                        guard EVP_PKEY_fromdata(ctx, &pkey, Self.keyPairSelection, &params) == 1, let pkey else {
-                            OpenSSLErrors.clear(); return nil
-                        }
-                        return pkey
-                    }
-                }
-            }
+        let d = BN_secure_new()
+        defer { BN_clear_free(d) }
+        guard EC_KEY_set_group(ec, SharedGroup.of(curve).group) == 1,
+              let d, BN_bin2bn(scalar, Int32(scalar.count), d) != nil,
+              EC_KEY_set_private_key(ec, d) == 1,
+              EC_KEY_oct2key(ec, publicPoint, publicPoint.count, nil) == 1,
+              let pkey = EVP_PKEY_new()
+        else { OpenSSLErrors.clear(); EC_KEY_free(ec); return nil }
+        // EVP_PKEY_assign_EC_KEY is a macro; on success the EVP_PKEY owns the EC_KEY.
+        guard EVP_PKEY_assign(pkey, EVP_PKEY_EC, UnsafeMutableRawPointer(ec)) == 1 else {
+            OpenSSLErrors.clear(); EVP_PKEY_free(pkey); EC_KEY_free(ec); return nil
         }
+        return (pkey, ec)
     }
 }
 
 extension PKCS8ECKey {
-    /// EVP_PKEY_fromdata contexts for EC keys, ready for import. Making one fetches the EC key
-    /// manager again (15k instructions of a 230k key load, callgrind); a context imports any
-    /// number of keys, one thread at a time, so a few are kept and lent out.
-    private static let importer = FromDataContexts()
+    /// Each curve's group, built once per process and never freed; only read (EC_KEY_set_group
+    /// copies it), so it is shared by every thread.
+    private final class SharedGroup: @unchecked Sendable {
+        let group: OpaquePointer
 
-    private final class FromDataContexts: @unchecked Sendable {
-        private let idle = Locked<[OpaquePointer]>([])
-
-        func withContext<T>(_ body: (OpaquePointer) -> T?) -> T? {
-            guard let ctx = idle.withLock({ $0.popLast() }) ?? Self.make() else { return nil }
-            defer {
-                let kept = idle.withLock { pool -> Bool in
-                    guard pool.count < 8 else { return false }
-                    pool.append(ctx)
-                    return true
-                }
-                if !kept { EVP_PKEY_CTX_free(ctx) }
-            }
-            return body(ctx)
+        private init(nid: Int32) {
+            guard let group = EC_GROUP_new_by_curve_name(nid) else { fatalError("OpenSSL lacks curve \(nid)") }
+            self.group = group
         }
 
-        private static func make() -> OpaquePointer? {
-            guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { OpenSSLErrors.clear(); return nil }
-            guard EVP_PKEY_fromdata_init(ctx) == 1 else { OpenSSLErrors.clear(); EVP_PKEY_CTX_free(ctx); return nil }
-            return ctx
+        private static let p256 = SharedGroup(nid: NID_X9_62_prime256v1)
+        private static let p384 = SharedGroup(nid: NID_secp384r1)
+        private static let p521 = SharedGroup(nid: NID_secp521r1)
+
+        static func of(_ curve: EllipticCurve) -> SharedGroup {
+            switch curve {
+            case .p256: return p256
+            case .p384: return p384
+            case .p521: return p521
+            }
         }
     }
 }

@@ -28,11 +28,12 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     /// Takes ownership of `pkey`, whose kind and public numbers the caller already knows.
-    private init(pkey: OpaquePointer, kind: KeyKind, components: PublicKeyComponents) {
+    /// `legacyEC`: the EC_KEY a legacy EC `pkey` holds (see `PKCS8ECKey.makeKey`), signed with directly.
+    private init(pkey: OpaquePointer, kind: KeyKind, components: PublicKeyComponents, legacyEC: OpaquePointer? = nil) {
         self.pkey = pkey
         self.kind = kind
         publicComponents = components
-        if case .ec(let curve) = kind { ecdsa = ECDSASigner(pkey: pkey, curve: curve) } else { ecdsa = nil }
+        if case .ec(let curve) = kind { ecdsa = ECDSASigner(pkey: pkey, curve: curve, legacyEC: legacyEC) } else { ecdsa = nil }
     }
 
     /// A public-only key (so it never carries private material), built on first use: a
@@ -63,8 +64,8 @@ public final class PrivateKey: @unchecked Sendable {
     /// An EC key on a named curve in the form OpenSSL writes is imported straight from its
     /// parts (see `PKCS8ECKey`); every other key goes through OpenSSL's decoders.
     public convenience init(pem: String) throws(CryptoError) {
-        if let der = PEMCodec.pkcs8DER(pem), let ec = PKCS8ECKey(der: der), let pkey = ec.makeKey() {
-            self.init(pkey: pkey, kind: .ec(ec.curve), components: ec.components)
+        if let der = PEMCodec.pkcs8DER(pem), let ec = PKCS8ECKey(der: der), let made = ec.makeKey() {
+            self.init(pkey: made.pkey, kind: .ec(ec.curve), components: ec.components, legacyEC: made.ecKey)
             return
         }
         try self.init(adopting: try PEMCodec.readPrivateKey(pem))

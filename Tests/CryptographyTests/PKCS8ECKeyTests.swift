@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import XCTest
+import COpenSSL
 @testable import Cryptography
 
 /// The EC fast path of `PrivateKey(pem:)` (`PKCS8ECKey`) against OpenSSL's own decoder, and
@@ -122,6 +123,30 @@ final class PKCS8ECKeyTests: XCTestCase {
         let read = try XCTUnwrap(PKCS8ECKey(der: bad), "the shape is right")
         XCTAssertNil(read.makeKey(), "OpenSSL refuses the point")
         XCTAssertThrowsError(try PrivateKey(pem: pem(bad)), "and so does the decoder")
+    }
+
+    /// The fast path makes a legacy EC_KEY on the shared group and signs through it
+    /// (ECDSA_do_sign): from many threads at once, every signature verifies under OpenSSL's own
+    /// reading of the key, for each curve.
+    func testLegacyKeyOnTheSharedGroupSignsFromManyThreads() throws {
+        for algorithm in Self.ecAlgorithms {
+            let (der, _) = try generated(algorithm)
+            let made = try XCTUnwrap(try XCTUnwrap(PKCS8ECKey(der: der)).makeKey(), "\(algorithm)")
+            XCTAssertEqual(EVP_PKEY_get_base_id(made.pkey), EVP_PKEY_EC)
+            XCTAssertEqual(EVP_PKEY_get0_EC_KEY(made.pkey), made.ecKey, "the EVP_PKEY holds our EC_KEY, not a provider key")
+            EVP_PKEY_free(made.pkey)
+            let key = try PrivateKey(pem: pem(der))
+            let verifier = try PublicKey(adopting: PEMCodec.readPrivateKey(pem(der)))
+            let lock = NSLock()
+            nonisolated(unsafe) var failures = 0
+            let message = self.message
+            DispatchQueue.concurrentPerform(iterations: 32) { i in
+                let data = message + [UInt8(i)]
+                let ok = (try? key.sign(data, algorithm: algorithm)).map { verifier.verify(signature: $0, data: data, algorithm: algorithm) }
+                if ok != true { lock.withLock { failures += 1 } }
+            }
+            XCTAssertEqual(lock.withLock { failures }, 0, "\(algorithm)")
+        }
     }
 
     // MARK: Signing contexts
