@@ -15,4 +15,29 @@
 #include <openssl/x509v3.h>
 #include <openssl/kdf.h>
 #include <openssl/crypto.h>
+
+/* The legacy EC_KEY calls behind Cryptography's PKCS8ECKey.makeKey and ECDSASigner (why they are
+   worth it: see makeKey), made here so that Swift does not warn about their deprecation at each
+   call on every build. On success the EVP_PKEY owns the EC_KEY returned in ec_out. */
+static inline EVP_PKEY *trustbed_legacy_ec_pkey(const EC_GROUP *group, const unsigned char *scalar, size_t scalar_length,
+                                                const unsigned char *point, size_t point_length, EC_KEY **ec_out) {
+    EC_KEY *ec = EC_KEY_new();
+    BIGNUM *d = BN_secure_new();
+    EVP_PKEY *pkey = NULL;
+    if (ec != NULL && d != NULL && EC_KEY_set_group(ec, group) == 1 && BN_bin2bn(scalar, (int)scalar_length, d) != NULL
+        && EC_KEY_set_private_key(ec, d) == 1 && EC_KEY_oct2key(ec, point, point_length, NULL) == 1
+        && (pkey = EVP_PKEY_new()) != NULL && EVP_PKEY_assign(pkey, EVP_PKEY_EC, ec) == 1) {
+        BN_clear_free(d);
+        *ec_out = ec;
+        return pkey;
+    }
+    EVP_PKEY_free(pkey);
+    EC_KEY_free(ec);
+    BN_clear_free(d);
+    return NULL;
+}
+
+static inline ECDSA_SIG *trustbed_legacy_ecdsa_sign(const unsigned char *digest, int length, EC_KEY *ec) {
+    return ECDSA_do_sign(digest, length, ec);
+}
 #endif

@@ -66,7 +66,7 @@ final class ECDSASigner: @unchecked Sendable {
     /// provider, which would build its curve group again. The EC_KEY is only read, so threads
     /// may sign with it at once.
     private static func sign(hash: [UInt8], length: Int, with ec: OpaquePointer, coordinateSize: Int) throws(CryptoError) -> [UInt8] {
-        guard let sig = ECDSA_do_sign(hash, Int32(length), ec) else { OpenSSLErrors.clear(); throw .signingFailed }
+        guard let sig = trustbed_legacy_ecdsa_sign(hash, Int32(length), ec) else { OpenSSLErrors.clear(); throw .signingFailed }
         defer { ECDSA_SIG_free(sig) }
         var r: OpaquePointer?
         var s: OpaquePointer?

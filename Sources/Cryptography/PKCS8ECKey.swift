@@ -93,21 +93,10 @@ struct PKCS8ECKey {
     /// Such a key must be signed with through its EC_KEY (`ECDSASigner` does): an EVP_PKEY_CTX
     /// over a legacy key exports it to the provider, which builds the group again.
     func makeKey() -> (pkey: OpaquePointer, ecKey: OpaquePointer)? {
-        guard let ec = EC_KEY_new() else { return nil }
-        var scalar = privateScalar
-        defer { scalar.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
-        let d = BN_secure_new()
-        defer { BN_clear_free(d) }
-        guard EC_KEY_set_group(ec, SharedGroup.of(curve).group) == 1,
-              let d, BN_bin2bn(scalar, Int32(scalar.count), d) != nil,
-              EC_KEY_set_private_key(ec, d) == 1,
-              EC_KEY_oct2key(ec, publicPoint, publicPoint.count, nil) == 1,
-              let pkey = EVP_PKEY_new()
-        else { OpenSSLErrors.clear(); EC_KEY_free(ec); return nil }
-        // EVP_PKEY_assign_EC_KEY is a macro; on success the EVP_PKEY owns the EC_KEY.
-        guard EVP_PKEY_assign(pkey, EVP_PKEY_EC, UnsafeMutableRawPointer(ec)) == 1 else {
-            OpenSSLErrors.clear(); EVP_PKEY_free(pkey); EC_KEY_free(ec); return nil
-        }
+        var ec: OpaquePointer?
+        guard let pkey = trustbed_legacy_ec_pkey(SharedGroup.of(curve).group, privateScalar, privateScalar.count,
+                                                 publicPoint, publicPoint.count, &ec), let ec
+        else { OpenSSLErrors.clear(); return nil }
         return (pkey, ec)
     }
 }

@@ -86,6 +86,15 @@ struct IssuerAssembly {
 
     /// The admin token: `--admin-token`, else `TRUSTBED_ADMIN_TOKEN`, else `Keys/admin-token`
     /// (created with 32 random bytes on first start and printed once, so a person can use it).
+    /// 32 random bytes in base64url that do not start with '-': a token printed for people to
+    /// paste after `--admin-token` must not read as an option (1 in 64 would).
+    static func newAdminToken() -> String {
+        while true {
+            let token = PIDProvider.randomToken()
+            if token.first != "-" { return token }
+        }
+    }
+
     static func adminToken(configured: String?, keysDirectory: String, logger: Logger) throws -> String {
         if let configured, !configured.isEmpty { return configured }
         if let env = ProcessInfo.processInfo.environment["TRUSTBED_ADMIN_TOKEN"], !env.isEmpty { return env }
@@ -95,7 +104,7 @@ struct IssuerAssembly {
             if !token.isEmpty { return token }
         }
         try FileManager.default.createDirectory(atPath: keysDirectory, withIntermediateDirectories: true)
-        let token = PIDProvider.randomToken()
+        let token = newAdminToken()
         do {
             try ExclusiveFile.create(path, token + "\n")
             logger.notice("created the admin token in \(path): \(token)")

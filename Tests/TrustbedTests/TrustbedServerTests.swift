@@ -31,4 +31,14 @@ final class TrustbedServerTests: XCTestCase {
         // Read past expiry too: only a purge, not the lookup's own expiry check, removes a row.
         XCTAssertEqual(try cache.purge(now: 2_000_000), 1, "the fresh row must survive the purge and the expired one must be gone")
     }
+
+    /// A generated admin token is pasted after `--admin-token`; base64url starts with '-' once in
+    /// 64 tokens, which the command line would read as an option (an interop run hit it).
+    func testGeneratedAdminTokensNeverStartWithADash() {
+        for _ in 0..<2_000 {
+            let token = IssuerAssembly.newAdminToken()
+            XCTAssertFalse(token.hasPrefix("-"), token)
+            XCTAssertEqual(token.count, 43)
+        }
+    }
 }
