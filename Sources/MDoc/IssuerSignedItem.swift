@@ -70,8 +70,14 @@ public struct IssuerSignedItemBytes: Equatable, Sendable {
         algorithm.digest(cborValue.encoded())
     }
 
-    /// `digest(.sha256)` with a context reused across the elements of one issuance.
+    /// `digest(.sha256)` with a context reused across the elements of one issuance. The
+    /// tag-24 and byte-string heads are hashed before the item's bytes instead of encoding
+    /// `cborValue` (a copy of every item, the portrait's kilobytes included).
     func digest(_ hasher: Digest.SHA256Context) -> [UInt8] {
-        hasher.hash(cborValue.encoded())
+        var head: [UInt8] = []
+        head.reserveCapacity(11)
+        CBORValue.writeHead(6, CBORValue.tagEncodedCBOR, into: &head)
+        CBORValue.writeHead(2, UInt64(encodedItem.count), into: &head)
+        return hasher.hash(head, encodedItem)
     }
 }

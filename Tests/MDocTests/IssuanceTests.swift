@@ -130,4 +130,17 @@ final class IssuanceTests: XCTestCase {
         assertMDocError(.invalidInput("key does not fit es384"),
                         try DocumentSigner(key: fixture.signerKey, certificateChain: [fixture.documentSigner], algorithm: .es384))
     }
+
+    /// The reused-context digest hashes the tag-24 and byte-string heads apart from the item:
+    /// it must equal the digest of the whole tag-24 encoding for every byte-string head width.
+    func testReusedContextDigestCoversTheTag24Heads() {
+        let hasher = Digest.SHA256Context()
+        for valueLength in [0, 10, 200, 70_000] {
+            let item = IssuerSignedItemBytes(IssuerSignedItem(
+                digestID: 7, random: Array(repeating: 0x5a, count: 16), elementIdentifier: "portrait",
+                elementValue: .bytes(Array(repeating: 0xff, count: valueLength))))
+            XCTAssertEqual(item.digest(hasher), item.digest(.sha256), "\(valueLength)-byte value")
+            XCTAssertEqual(item.digest(hasher), Digest.sha256(item.cborValue.encoded()))
+        }
+    }
 }
