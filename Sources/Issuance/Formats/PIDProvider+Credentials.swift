@@ -103,7 +103,7 @@ extension PIDProvider {
         do {
             let signer = try keys.documentSignerForMDoc()
             let issued = try IssuerSigned.issue(
-                docType: configuration.type, nameSpaces: [configuration.type: set.mdocElements.map { ($0.identifier, $0.value) }], deviceKey: deviceKey,
+                docType: configuration.type, elements: [configuration.type: set.mdocElements], deviceKey: deviceKey,
                 validity: ValidityInfo(signed: issuedAt, validFrom: issuedAt, validUntil: expiresAt),
                 status: StatusListReference(index: UInt64(status.index), uri: status.uri), signer: signer)
             return issued.base64URL
