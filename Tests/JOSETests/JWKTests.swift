@@ -28,6 +28,17 @@ final class JWKTests: XCTestCase {
         XCTAssertEqual(key.thumbprint(), Base64URL.encode(Digest.sha256(JSONValue.object(required).bytes)))
     }
 
+    /// keyMembersOnly keeps exactly the key (as JWK(json:) would accept it) and drops the rest.
+    func testKeyMembersOnly() throws {
+        for source in [RFCVectors.rfc7515A3Key, RFCVectors.rfc7638Key, RFCVectors.rfc8037Key] {
+            let decorated = try jwk(source).adding(["kid": "k1", "use": "sig", "alg": "ES256", "x5c": ["AAAA"], "exp": 1])
+            let bare = decorated.keyMembersOnly
+            XCTAssertEqual(Set(bare.json.keys), Set(decorated.json.keys).intersection(["kty", "crv", "x", "y", "n", "e"]))
+            XCTAssertEqual(bare, try JWK(json: bare.json))
+            XCTAssertEqual(bare.thumbprint(), decorated.thumbprint())
+        }
+    }
+
     func testThumbprintIgnoresNonRequiredMembers() throws {
         let plain = try jwk(RFCVectors.rfc7515A3Key)
         let decorated = plain.adding(["kid": "k1", "use": "sig", "alg": "ES256", "exp": 1_700_000_000])

@@ -147,8 +147,6 @@ extension PIDProvider {
     /// The key members only (kty, crv, x, y; n, e): what `cnf.jwk` and the mdoc device key
     /// need, without whatever else a wallet put in its header.
     static func publicMembers(_ jwk: JWK) -> JWK {
-        var members: [String: JSONValue] = [:]
-        for name in ["kty", "crv", "x", "y", "n", "e"] { members[name] = jwk.json[name] }
-        return (try? JWK(json: members)) ?? jwk
+        jwk.keyMembersOnly
     }
 }
