@@ -12,9 +12,9 @@ public struct KeyProof: Sendable, Equatable {
     /// RFC 7638 thumbprint of `key`: one credential per key, and what the record keeps.
     public let thumbprint: String
     public let nonce: String
-    /// `key` as the OpenSSL key the proof was verified with (its point checked on the curve),
-    /// so an mdoc's device key is made without importing the JWK again.
-    public let publicKey: PublicKey
+    /// `key` as the OpenSSL key a `jwk` proof was verified with (its point checked on the
+    /// curve), so an mdoc's device key is made without importing the JWK again; nil for `x5c`.
+    public let publicKey: PublicKey?
 }
 
 extension PIDProvider {
@@ -94,7 +94,7 @@ extension PIDProvider {
             throw refuse("kid key references (DID URLs) cannot be resolved by this issuer; send the key as jwk or x5c")
         }
         let key: JWK
-        let publicKey: PublicKey
+        let publicKey: PublicKey?
         do throws(JOSEError) {
             switch keyHeaders[0] {
             case "jwk":
@@ -106,7 +106,7 @@ extension PIDProvider {
                 try jws.verify(keys: JWKSet(keys: [certified]), allowList: Self.keyProofAlgorithms, expectedType: Self.keyProofType,
                                requireKeyID: false)
                 key = certified
-                publicKey = try certified.publicKey()
+                publicKey = nil
             }
         } catch {
             throw refuse("\(error)")

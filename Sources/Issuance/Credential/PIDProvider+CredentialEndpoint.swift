@@ -78,9 +78,9 @@ extension PIDProvider {
     /// signing fails the records are removed and `undo` runs. `claim` runs first inside the
     /// transaction (a deferred delivery marks its transaction there). `thumbprints` are the
     /// keys' RFC 7638 thumbprints when the caller has them already (the checked proofs), and
-    /// `publicKeys` the keys as the proofs' verification imported them.
+    /// `publicKeys` the keys as the proofs' verification imported them (nil where it did not).
     func issueCredentials(persona: Persona, configuration credentialConfiguration: CredentialConfiguration, keys holderKeys: [JWK],
-                          thumbprints: [String]? = nil, publicKeys: [PublicKey]? = nil, claim: ((Database) throws -> Void)? = nil,
+                          thumbprints: [String]? = nil, publicKeys: [PublicKey?]? = nil, claim: ((Database) throws -> Void)? = nil,
                           undo: (() -> Void)? = nil) throws(IssuanceError) -> JSONValue {
         let now = clock.now()
         let expiresAt = now + configuration.credentialLifetime
@@ -115,7 +115,7 @@ extension PIDProvider {
         do throws(IssuanceError) {
             for (i, (key, record)) in zip(holderKeys, records).enumerated() {
                 let credential = try issueCredential(
-                    persona: persona, configuration: credentialConfiguration, holderKey: key, holderPublicKey: publicKeys?[i],
+                    persona: persona, configuration: credentialConfiguration, holderKey: key, holderPublicKey: publicKeys?[i] ?? nil,
                     status: StatusReference(index: record.statusIndex, uri: record.statusURI), issuedAt: now, expiresAt: expiresAt)
                 credentials.append(["credential": .string(credential)])
             }
