@@ -56,7 +56,7 @@ extension CBORValue {
     }
 
     /// The shortest head for `argument` (§4.2.1: preferred serialization of integers/lengths).
-    static func writeHead(_ major: UInt8, _ argument: UInt64, into out: inout [UInt8]) {
+    public static func writeHead(_ major: UInt8, _ argument: UInt64, into out: inout [UInt8]) {
         let m = major << 5
         switch argument {
         case 0..<24: out.append(m | UInt8(argument))

@@ -48,6 +48,20 @@ public enum Digest {
             }
             return out
         }
+
+        /// `hash(head + data)` without building the concatenation: an mdoc element's digest
+        /// covers its tag-24 wrapper (a few head bytes) and then the encoded item, which can
+        /// be kilobytes (the portrait).
+        public func hash(_ head: [UInt8], _ data: [UInt8]) -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: 32)
+            var length: UInt32 = 0
+            guard EVP_DigestInit_ex2(context, Digest.sha256MD, nil) == 1, EVP_DigestUpdate(context, head, head.count) == 1,
+                  EVP_DigestUpdate(context, data, data.count) == 1, EVP_DigestFinal_ex(context, &out, &length) == 1,
+                  length == 32 else {
+                fatalError("OpenSSL SHA-256 digest failed")
+            }
+            return out
+        }
     }
 
     private static func fetch(_ name: String) -> OpaquePointer {

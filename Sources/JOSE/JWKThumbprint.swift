@@ -6,6 +6,14 @@ extension JWK {
     /// RFC 7638 thumbprint: SHA-256 over the required members only, in lexicographic order,
     /// without whitespace, base64url-encoded. Used as the default kid.
     public func thumbprint() -> String {
+        // The members written out directly when all are plain strings (always, for a key
+        // init(json:) accepted) instead of a dictionary sorted and serialized: 23,000 of the
+        // instructions of every key proof and DPoP proof checked (callgrind, issuance-callgrind.sh).
+        let names = Self.requiredMembers(kty: kty)
+        let plain = names.compactMap { name in json[name]?.stringValue.map { (name: name, value: $0) } }
+        if plain.count == names.count, let input = JSONValue.plainStringObject(plain) {
+            return Base64URL.encode(Digest.sha256(input))
+        }
         var required: [String: JSONValue] = [:]
         for member in Self.requiredMembers(kty: kty) { required[member] = json[member] }
         // The serializer sorts keys and writes no whitespace, which is exactly RFC 7638 §3.3

@@ -5,8 +5,11 @@ enum MediaType {
         normalized(actual) == normalized(expected)
     }
 
-    private static func normalized(_ value: String) -> String {
-        let lower = String(decoding: value.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
-        return lower.contains("/") ? lower : "application/" + lower
+    /// ASCII lower case, compared as bytes: media types are ASCII tokens (RFC 6838 §4.2). As a
+    /// String with Foundation's `contains("/")` it cost 5,000 instructions per `typ` checked,
+    /// 30,000 per DPoP flow (callgrind, issuance-callgrind.sh).
+    private static func normalized(_ value: String) -> [UInt8] {
+        let lower = value.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        return lower.contains(UInt8(ascii: "/")) ? lower : Array("application/".utf8) + lower
     }
 }

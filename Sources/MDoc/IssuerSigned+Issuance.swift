@@ -49,6 +49,16 @@ extension IssuerSigned {
         docType: String, nameSpaces: [String: [(identifier: String, value: CBORValue)]], deviceKey: COSEKey,
         validity: ValidityInfo, status: StatusListReference? = nil, signer: DocumentSigner, randomLength: Int = 32
     ) throws(MDocError) -> IssuerSigned {
+        try issue(docType: docType,
+                  elements: nameSpaces.mapValues { $0.map { IssuerSignedElement(identifier: $0.identifier, value: $0.value) } },
+                  deviceKey: deviceKey, validity: validity, status: status, signer: signer, randomLength: randomLength)
+    }
+
+    /// `issue(docType:nameSpaces:...)` with the elements' values already encoded.
+    public static func issue(
+        docType: String, elements nameSpaces: [String: [IssuerSignedElement]], deviceKey: COSEKey,
+        validity: ValidityInfo, status: StatusListReference? = nil, signer: DocumentSigner, randomLength: Int = 32
+    ) throws(MDocError) -> IssuerSigned {
         guard !docType.isEmpty else { throw .invalidInput("empty docType") }
         guard randomLength >= IssuerSignedItem.minimumRandomLength else {
             throw .invalidInput("random must be at least \(IssuerSignedItem.minimumRandomLength) bytes")
@@ -76,9 +86,10 @@ extension IssuerSigned {
             var items: [IssuerSignedItemBytes] = []
             var digests: [UInt64: [UInt8]] = [:]
             for (element, digestID) in zip(elements, digestIDs) {
-                let item = IssuerSignedItemBytes(IssuerSignedItem(
-                    digestID: digestID, random: generator.bytes(randomLength),
-                    elementIdentifier: element.identifier, elementValue: element.value))
+                let item = IssuerSignedItemBytes(
+                    IssuerSignedItem(digestID: digestID, random: generator.bytes(randomLength),
+                                     elementIdentifier: element.identifier, elementValue: element.value),
+                    encodedElementValue: element.encodedValue)
                 items.append(item)
                 digests[digestID] = item.digest(hasher)
             }

@@ -44,6 +44,16 @@ final class DigestTests: XCTestCase {
         XCTAssertEqual(hex(context.hash(Array("abc".utf8))), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
+    /// The two-part form hashes the concatenation.
+    func testTwoPartSHA256IsTheDigestOfTheConcatenation() {
+        let context = Digest.SHA256Context()
+        let parts: [([UInt8], [UInt8])] = [([], []), ([0xd8, 0x18], Array(0...255)), (Array("ab".utf8), Array("c".utf8)),
+                                          (Array(repeating: 1, count: 100), [])]
+        for (head, data) in parts { XCTAssertEqual(context.hash(head, data), Digest.sha256(head + data)) }
+        XCTAssertEqual(hex(context.hash(Array("a".utf8), Array("bc".utf8))),
+                       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
     private func hex(_ bytes: [UInt8]) -> String {
         bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }

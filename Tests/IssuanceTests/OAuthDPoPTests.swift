@@ -60,6 +60,28 @@ final class OAuthDPoPTests: XCTestCase {
             method: "POST", url: url, nonce: .required))
     }
 
+    /// RFC 9449 §4.3 item 9: htu matches without query and fragment, and with the scheme and
+    /// host in any case (RFC 3986 §6.2.2.1); the path stays case-sensitive.
+    func testHTUComparisonNormalizesSchemeAndHostOnly() throws {
+        let provider = try OAuthFixture.make()
+        let key = try PrivateKey(generatingFor: .ES256)
+        let nonce = provider.dpopNonce()
+        XCTAssertEqual(url, "https://issuer.example/pid-provider/token")
+        for htu in ["HTTPS://Issuer.EXAMPLE/pid-provider/token", "https://issuer.example/pid-provider/token?x=1",
+                    "https://issuer.example/pid-provider/token#f", "https://ISSUER.example/pid-provider/token?a=B#C"] {
+            XCTAssertNoThrow(try provider.verifyDPoPProof(OAuthFixture.dpop(key, url: htu, at: now, nonce: nonce),
+                                                          method: "POST", url: url, nonce: .required), htu)
+        }
+        for htu in ["https://issuer.example/PID-provider/token", "https://issuer.example/pid-provider/token/",
+                    "https://issuer.example:8443/pid-provider/token", "https://issuer.examplé/pid-provider/token",
+                    "https://issuer.example", "issuer.example/pid-provider/token", ""] {
+            XCTAssertThrowsError(try provider.verifyDPoPProof(OAuthFixture.dpop(key, url: htu, at: now, nonce: nonce),
+                                                              method: "POST", url: url, nonce: .required), htu) {
+                XCTAssertEqual(($0 as? IssuanceError)?.codeValue, .invalidDPoPProof)
+            }
+        }
+    }
+
     func testNonceRequiredAtTheTokenEndpointAndExpiring() throws {
         let clock = ManualClock(now)
         let provider = try OAuthFixture.make(clock: clock)

@@ -1,6 +1,7 @@
 import Cryptography
 import JOSE
 import JSON
+import Support
 import XCTest
 
 final class JWKTests: XCTestCase {
@@ -16,6 +17,26 @@ final class JWKTests: XCTestCase {
 
     func testRFC8037Thumbprint() throws {
         XCTAssertEqual(try jwk(RFCVectors.rfc8037Key).thumbprint(), RFCVectors.rfc8037Thumbprint)
+    }
+
+    /// The thumbprint written out directly is RFC 7638 §3's input: the required members,
+    /// sorted, as the JSON serializer writes them (an EC key here; the RFC vectors are RSA, OKP).
+    func testECThumbprintIsTheSortedRequiredMembers() throws {
+        let key = try jwk(RFCVectors.rfc7515A3Key)
+        var required: [String: JSONValue] = [:]
+        for name in ["crv", "kty", "x", "y"] { required[name] = key.json[name] }
+        XCTAssertEqual(key.thumbprint(), Base64URL.encode(Digest.sha256(JSONValue.object(required).bytes)))
+    }
+
+    /// keyMembersOnly keeps exactly the key (as JWK(json:) would accept it) and drops the rest.
+    func testKeyMembersOnly() throws {
+        for source in [RFCVectors.rfc7515A3Key, RFCVectors.rfc7638Key, RFCVectors.rfc8037Key] {
+            let decorated = try jwk(source).adding(["kid": "k1", "use": "sig", "alg": "ES256", "x5c": ["AAAA"], "exp": 1])
+            let bare = decorated.keyMembersOnly
+            XCTAssertEqual(Set(bare.json.keys), Set(decorated.json.keys).intersection(["kty", "crv", "x", "y", "n", "e"]))
+            XCTAssertEqual(bare, try JWK(json: bare.json))
+            XCTAssertEqual(bare.thumbprint(), decorated.thumbprint())
+        }
     }
 
     func testThumbprintIgnoresNonRequiredMembers() throws {

@@ -163,6 +163,11 @@ final class JWSVerifyTests: XCTestCase {
         let proof = try TokenForge.signed(["typ": "openid4vci-proof+jwt", "jwk": ownJWK.jsonValue], key: key, algorithm: .ES256)
         let jws = try JWS.parse(proof)
         XCTAssertEqual(try jws.verifyWithEmbeddedKey(allowList: [.ES256], expectedType: "openid4vci-proof+jwt"), ownJWK)
+        // The key-returning form gives the same JWK and the OpenSSL key it verified with.
+        let verified = try jws.verifyWithEmbeddedPublicKey(allowList: [.ES256], expectedType: "openid4vci-proof+jwt")
+        XCTAssertEqual(verified.jwk, ownJWK)
+        XCTAssertEqual(verified.publicKey, key.publicKey)
+        assertJOSEError(.unsupportedAlgorithm("ES256"), try jws.verifyWithEmbeddedPublicKey(allowList: [.EdDSA], expectedType: nil))
         // It still refuses what verify(keys:) refuses, and a private key in the header.
         assertJOSEError(.unsupportedAlgorithm("ES256"), try jws.verifyWithEmbeddedKey(allowList: [.EdDSA], expectedType: nil))
         let other = JWK(publicKey: try PrivateKey(generatingFor: .ES256).publicKey, use: nil)

@@ -130,4 +130,36 @@ final class IssuanceTests: XCTestCase {
         assertMDocError(.invalidInput("key does not fit es384"),
                         try DocumentSigner(key: fixture.signerKey, certificateChain: [fixture.documentSigner], algorithm: .es384))
     }
+
+    /// The reused-context digest hashes the tag-24 and byte-string heads apart from the item:
+    /// it must equal the digest of the whole tag-24 encoding for every byte-string head width.
+    func testReusedContextDigestCoversTheTag24Heads() {
+        let hasher = Digest.SHA256Context()
+        for valueLength in [0, 10, 200, 70_000] {
+            let item = IssuerSignedItemBytes(IssuerSignedItem(
+                digestID: 7, random: Array(repeating: 0x5a, count: 16), elementIdentifier: "portrait",
+                elementValue: .bytes(Array(repeating: 0xff, count: valueLength))))
+            XCTAssertEqual(item.digest(hasher), item.digest(.sha256), "\(valueLength)-byte value")
+            XCTAssertEqual(item.digest(hasher), Digest.sha256(item.cborValue.encoded()))
+        }
+    }
+
+    /// The item map written around a pre-encoded value is the encoder's own deterministic
+    /// encoding, for every head width of digestID, random, identifier and value.
+    func testPreEncodedElementValueGivesTheEncodersBytes() {
+        let values: [CBORValue] = [
+            "Mustermann", .bytes(Array(repeating: 7, count: 300)), .fullDate(CBORFullDate("1984-01-26")!), ["DE", "NL"],
+            ["locality": "Berlin", "postal_code": "10115"], .bool(true), 18, .null, .text(String(repeating: "x", count: 70_000)),
+        ]
+        for (n, value) in values.enumerated() {
+            for digestID: UInt64 in [0, 23, 24, 300, 70_000] {
+                let identifier = n.isMultiple(of: 2) ? "family_name" : "a_rather_long_element_identifier_over_24_bytes"
+                let item = IssuerSignedItem(digestID: digestID, random: Array(repeating: UInt8(n), count: 16 + n * 3),
+                                            elementIdentifier: identifier, elementValue: value)
+                let element = IssuerSignedElement(identifier: identifier, value: value)
+                XCTAssertEqual(IssuerSignedItemBytes(item, encodedElementValue: element.encodedValue).encodedItem,
+                               IssuerSignedItemBytes(item).encodedItem, "value \(n), digestID \(digestID)")
+            }
+        }
+    }
 }

@@ -62,6 +62,14 @@ final class SDJWTIssuanceTests: XCTestCase {
         XCTAssertThrowsError(try issuer.issue(claims: ["a": "text"], plan: .object(["a": .visible(.object(["b": .disclosable]))]))) {
             XCTAssertEqual($0 as? SDJWTError, .invalidPlan("a is not an object"))
         }
+        // Nested paths name the member and the element.
+        let nested: DisclosurePlan = .object(["a": .visible(.object(["b": .visible(.array(.visible(.object(["c": .disclosable]))))]))])
+        XCTAssertThrowsError(try issuer.issue(claims: ["a": ["b": [["c": 1], "x"]]], plan: nested)) {
+            XCTAssertEqual($0 as? SDJWTError, .invalidPlan("a.b[1] is not an object"))
+        }
+        XCTAssertThrowsError(try issuer.issue(claims: ["a": ["b": "x"]], plan: nested)) {
+            XCTAssertEqual($0 as? SDJWTError, .invalidPlan("a.b is not an array"))
+        }
     }
 
     func testPlanMayNameAbsentOptionalClaims() throws {

@@ -12,6 +12,9 @@ public struct KeyProof: Sendable, Equatable {
     /// RFC 7638 thumbprint of `key`: one credential per key, and what the record keeps.
     public let thumbprint: String
     public let nonce: String
+    /// `key` as the OpenSSL key a `jwk` proof was verified with (its point checked on the
+    /// curve), so an mdoc's device key is made without importing the JWK again; nil for `x5c`.
+    public let publicKey: PublicKey?
 }
 
 extension PIDProvider {
@@ -91,15 +94,19 @@ extension PIDProvider {
             throw refuse("kid key references (DID URLs) cannot be resolved by this issuer; send the key as jwk or x5c")
         }
         let key: JWK
+        let publicKey: PublicKey?
         do throws(JOSEError) {
             switch keyHeaders[0] {
             case "jwk":
-                key = Self.publicMembers(try jws.verifyWithEmbeddedKey(allowList: Self.keyProofAlgorithms, expectedType: Self.keyProofType))
+                let verified = try jws.verifyWithEmbeddedPublicKey(allowList: Self.keyProofAlgorithms, expectedType: Self.keyProofType)
+                key = Self.publicMembers(verified.jwk)
+                publicKey = verified.publicKey
             default:
                 let certified = Self.publicMembers(try Self.x5cLeafKey(jws.header["x5c"]))
                 try jws.verify(keys: JWKSet(keys: [certified]), allowList: Self.keyProofAlgorithms, expectedType: Self.keyProofType,
                                requireKeyID: false)
                 key = certified
+                publicKey = nil
             }
         } catch {
             throw refuse("\(error)")
@@ -119,7 +126,7 @@ extension PIDProvider {
         case (let clientID?, let iss):
             guard iss?.stringValue == clientID else { throw refuse("iss must be the client_id \(clientID)") }
         }
-        return KeyProof(key: key, thumbprint: key.thumbprint(), nonce: nonce)
+        return KeyProof(key: key, thumbprint: key.thumbprint(), nonce: nonce, publicKey: publicKey)
     }
 
     /// The key of the first certificate of an `x5c` header (RFC 7515 §4.1.6: base64, not
@@ -140,8 +147,6 @@ extension PIDProvider {
     /// The key members only (kty, crv, x, y; n, e): what `cnf.jwk` and the mdoc device key
     /// need, without whatever else a wallet put in its header.
     static func publicMembers(_ jwk: JWK) -> JWK {
-        var members: [String: JSONValue] = [:]
-        for name in ["kty", "crv", "x", "y", "n", "e"] { members[name] = jwk.json[name] }
-        return (try? JWK(json: members)) ?? jwk
+        jwk.keyMembersOnly
     }
 }

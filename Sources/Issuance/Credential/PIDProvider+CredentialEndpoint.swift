@@ -1,3 +1,4 @@
+import Cryptography
 import JOSE
 import JSON
 import StatusList
@@ -32,7 +33,8 @@ extension PIDProvider {
                 encryption: request.responseEncryption)
         }
         let issued = try issueCredentials(persona: persona, configuration: credentialConfiguration, keys: proofs.map(\.key),
-                                          thumbprints: proofs.map(\.thumbprint), claim: consumeNonces)
+                                          thumbprints: proofs.map(\.thumbprint), publicKeys: proofs.map(\.publicKey),
+                                          claim: consumeNonces)
         return try credentialEndpointResponse(issued, status: 200, encryption: request.responseEncryption)
     }
 
@@ -75,9 +77,10 @@ extension PIDProvider {
     /// parallel) and so before the answer: a `kill -9` after the answer loses nothing. If
     /// signing fails the records are removed and `undo` runs. `claim` runs first inside the
     /// transaction (a deferred delivery marks its transaction there). `thumbprints` are the
-    /// keys' RFC 7638 thumbprints when the caller has them already (the checked proofs).
+    /// keys' RFC 7638 thumbprints when the caller has them already (the checked proofs), and
+    /// `publicKeys` the keys as the proofs' verification imported them (nil where it did not).
     func issueCredentials(persona: Persona, configuration credentialConfiguration: CredentialConfiguration, keys holderKeys: [JWK],
-                          thumbprints: [String]? = nil, claim: ((Database) throws -> Void)? = nil,
+                          thumbprints: [String]? = nil, publicKeys: [PublicKey?]? = nil, claim: ((Database) throws -> Void)? = nil,
                           undo: (() -> Void)? = nil) throws(IssuanceError) -> JSONValue {
         let now = clock.now()
         let expiresAt = now + configuration.credentialLifetime
@@ -110,9 +113,9 @@ extension PIDProvider {
         }
         var credentials: [JSONValue] = []
         do throws(IssuanceError) {
-            for (key, record) in zip(holderKeys, records) {
+            for (i, (key, record)) in zip(holderKeys, records).enumerated() {
                 let credential = try issueCredential(
-                    persona: persona, configuration: credentialConfiguration, holderKey: key,
+                    persona: persona, configuration: credentialConfiguration, holderKey: key, holderPublicKey: publicKeys?[i] ?? nil,
                     status: StatusReference(index: record.statusIndex, uri: record.statusURI), issuedAt: now, expiresAt: expiresAt)
                 credentials.append(["credential": .string(credential)])
             }

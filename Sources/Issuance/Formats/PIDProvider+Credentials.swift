@@ -28,9 +28,11 @@ extension PIDProvider {
     }
 
     /// Signs one credential bound to `holderKey` (the proof's public JWK): a compact SD-JWT VC (`<jwt>~<disclosures>~`)
-    /// for dc+sd-jwt, base64url(no padding) of the CBOR IssuerSigned for mso_mdoc.
+    /// for dc+sd-jwt, base64url(no padding) of the CBOR IssuerSigned for mso_mdoc. `holderPublicKey`, when given, is
+    /// `holderKey` already imported (and checked) by the proof's verification.
     public func issueCredential(persona: Persona, configuration: CredentialConfiguration, holderKey: JWK,
-                                status: StatusReference, issuedAt: Int64, expiresAt: Int64) throws(IssuanceError) -> String {
+                                holderPublicKey: PublicKey? = nil, status: StatusReference, issuedAt: Int64,
+                                expiresAt: Int64) throws(IssuanceError) -> String {
         guard expiresAt > issuedAt else { throw .serverError("credential expiry is not after its issuance") }
         guard status.index >= 0 else { throw .serverError("negative status list index") }
         let claims = prepared(persona, configuration, issuedAt, expiresAt)
@@ -38,7 +40,7 @@ extension PIDProvider {
         case .sdJWT:
             return try sdJWT(claims, configuration, holderKey, status, issuedAt, expiresAt)
         case .mdoc:
-            return try mdoc(claims, configuration, holderKey, status, issuedAt, expiresAt)
+            return try mdoc(claims, configuration, holderKey, holderPublicKey, status, issuedAt, expiresAt)
         }
     }
 
@@ -90,17 +92,18 @@ extension PIDProvider {
     /// bound to the proof key as a COSE_Key, validity = the credential's technical validity, and
     /// the status list reference in the MSO (Token Status List §6.3).
     private func mdoc(_ set: PreparedClaims, _ configuration: CredentialConfiguration, _ holderKey: JWK,
-                      _ status: StatusReference, _ issuedAt: Int64, _ expiresAt: Int64) throws(IssuanceError) -> String {
+                      _ holderPublicKey: PublicKey?, _ status: StatusReference, _ issuedAt: Int64,
+                      _ expiresAt: Int64) throws(IssuanceError) -> String {
         let deviceKey: COSEKey
         do {
-            deviceKey = try COSEKey(publicKey: holderKey.publicKey())
+            deviceKey = try COSEKey(publicKey: holderPublicKey ?? holderKey.publicKey())
         } catch {
             throw .invalidProof("the proof key cannot be an mdoc device key: \(error)")
         }
         do {
-            let signer = try DocumentSigner(key: keys.documentSignerKey, certificateChain: [keys.documentSigner])
+            let signer = try keys.documentSignerForMDoc()
             let issued = try IssuerSigned.issue(
-                docType: configuration.type, nameSpaces: [configuration.type: set.mdocElements.map { ($0.identifier, $0.value) }], deviceKey: deviceKey,
+                docType: configuration.type, elements: [configuration.type: set.mdocElements], deviceKey: deviceKey,
                 validity: ValidityInfo(signed: issuedAt, validFrom: issuedAt, validUntil: expiresAt),
                 status: StatusListReference(index: UInt64(status.index), uri: status.uri), signer: signer)
             return issued.base64URL

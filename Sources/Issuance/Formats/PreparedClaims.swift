@@ -1,5 +1,6 @@
 import CBOR
 import JSON
+import MDoc
 import SDJWT
 import Support
 
@@ -15,17 +16,12 @@ struct PreparedClaims: Sendable {
     let claims: [String: JSONValue]
     /// Every claim selectively disclosable (see `PIDClaimSet.disclosurePlan`); dc+sd-jwt only.
     let disclosurePlan: DisclosurePlan?
-    /// The mdoc elements in the Rulebook's table order; mso_mdoc only.
-    let mdocElements: [MDocElementValue]
+    /// The mdoc elements in the Rulebook's table order, their values encoded; mso_mdoc only.
+    let mdocElements: [IssuerSignedElement]
     /// `credential_previews[].claims` of the token response (see `credentialClaims`), with its
     /// JSON text, serialized once here rather than in every token response (see SplicedJSON).
     let previewFragment: SplicedJSON.Fragment
     var preview: JSONValue { previewFragment.value }
-
-    struct MDocElementValue: Sendable {
-        let identifier: String
-        let value: CBORValue
-    }
 
     init(_ set: PIDClaimSet, configuration: CredentialConfiguration) {
         claims = set.claims
@@ -38,7 +34,7 @@ struct PreparedClaims: Sendable {
             previewFragment = SplicedJSON.Fragment(.object(previewClaims))
         case .mdoc:
             disclosurePlan = nil
-            mdocElements = set.mdocElements.map { MDocElementValue(identifier: $0.identifier, value: $0.value) }
+            mdocElements = set.mdocElements.map { IssuerSignedElement(identifier: $0.identifier, value: $0.value) }
             previewFragment = SplicedJSON.Fragment([configuration.type: .object(set.mdocPreview)])
         }
     }

@@ -1,6 +1,7 @@
 import Cryptography
 import Foundation
 import JOSE
+import MDoc
 import Support
 
 /// The PID Provider's own key material, kept in `Keys/<entity name>/issuer/` and created on
@@ -20,6 +21,11 @@ public struct IssuerKeys: Sendable {
     /// `x5c` of everything this issuer signs: the document signer alone (HAIP: without the
     /// IACA root), encoded once instead of per credential.
     public let x5c: [String]
+    /// The mdoc signer (document signer key and certificate), checked once here rather than
+    /// per mdoc: `DocumentSigner.init` extracts the certificate's public key and compares it
+    /// with the key's, 60,000 instructions of every mdoc flow (callgrind, issuance-callgrind.sh).
+    /// nil when the two do not match; issuing an mdoc then reports why.
+    let mdocSigner: DocumentSigner?
 
     /// The document signer's public JWK, with `kid` = its RFC 7638 thumbprint, for
     /// `/.well-known/jwt-vc-issuer` and signed metadata.
@@ -43,6 +49,13 @@ public struct IssuerKeys: Sendable {
         self.encryptionKey = encryptionKey
         self.recoverySecret = recoverySecret
         x5c = Certificate.x5c([documentSigner])
+        mdocSigner = try? DocumentSigner(key: documentSignerKey, certificateChain: [documentSigner])
+    }
+
+    /// `mdocSigner`, or the error that kept it from being made.
+    func documentSignerForMDoc() throws(MDocError) -> DocumentSigner {
+        if let mdocSigner { return mdocSigner }
+        return try DocumentSigner(key: documentSignerKey, certificateChain: [documentSigner])
     }
 
     /// Reads the issuer's files from `directory`, creating what is missing. A document signer

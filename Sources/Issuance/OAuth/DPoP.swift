@@ -37,7 +37,11 @@ extension PIDProvider {
         func refuse(_ why: String) -> IssuanceError { IssuanceError(.invalidDPoPProof, why, authenticationScheme: scheme) }
         guard let proof, !proof.isEmpty else { throw refuse("missing DPoP proof") }
         // Repeated header fields arrive joined by ", "; a compact JWS never holds a comma (§4.3 item 1).
-        guard !proof.contains(","), !proof.contains(" ") else { throw refuse("exactly one DPoP proof is allowed") }
+        // On the UTF-8 bytes: `contains(",")` is Foundation's substring search, 388,000
+        // instructions per DPoP flow (callgrind, issuance-callgrind.sh).
+        guard !proof.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: " ") }) else {
+            throw refuse("exactly one DPoP proof is allowed")
+        }
         let jws: JWS
         let claims: [String: JSONValue]
         do throws(JOSEError) {
@@ -123,15 +127,26 @@ extension PIDProvider {
     /// `htu` names the same target as `url` (RFC 9449 §4.3 item 9): query and fragment ignored,
     /// scheme and host compared case-insensitively (RFC 3986 §6.2.2.1).
     static func sameTarget(_ htu: String, _ url: String) -> Bool {
-        func normalized(_ text: String) -> String {
-            var base = Substring(text)
-            if let cut = base.firstIndex(where: { $0 == "?" || $0 == "#" }) { base = base[..<cut] }
-            guard let schemeEnd = base.range(of: "://") else { return String(base) }
-            let afterScheme = base[schemeEnd.upperBound...]
-            let authority = afterScheme.prefix { $0 != "/" }
-            return base[..<schemeEnd.upperBound].lowercased() + authority.lowercased() + afterScheme.dropFirst(authority.count)
+        normalizedTarget(htu) == normalizedTarget(url)
+    }
+
+    /// The URI's bytes up to its query or fragment, scheme and authority in ASCII lower case
+    /// (a URI's scheme and host are ASCII: RFC 3986 §3.1, §3.2.2). On the UTF-8 bytes: the
+    /// Character search and Foundation's `range(of: "://")` cost 154,000 instructions per
+    /// DPoP flow (callgrind, issuance-callgrind.sh: two DPoP proofs, each URI normalized).
+    static func normalizedTarget(_ text: String) -> [UInt8] {
+        var bytes = Array(text.utf8)
+        if let cut = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            bytes.removeSubrange(cut...)
         }
-        return normalized(htu) == normalized(url)
+        let separator: [UInt8] = Array("://".utf8)
+        guard bytes.count >= separator.count,
+              let schemeEnd = (0...(bytes.count - separator.count)).first(where: { bytes[$0..<($0 + separator.count)].elementsEqual(separator) })
+        else { return bytes }
+        let authorityStart = schemeEnd + separator.count
+        let authorityEnd = bytes[authorityStart...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+        for i in 0..<authorityEnd where (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[i]) { bytes[i] |= 0x20 }
+        return bytes
     }
 
     /// Runs a store call; a storage failure is ours (500), logged without the SQL detail.
