@@ -8,8 +8,12 @@
 #
 #   bash Tests/bench/issuance-callgrind.sh [path/to/trustbed]
 #
+# Each scenario's second line is the server's share of that inside libsqlite3 (self cost of its
+# functions: the database's CPU per flow; Tests/bench/issuance-db.sh counts its writes).
+#
 # Environment: CALLGRIND_FLOWS (200; the batch scenario runs a fifth of it), BENCH_PORT (18190),
-# CALLGRIND_OUT (a scratch directory): the callgrind files, for callgrind_annotate.
+# CALLGRIND_OUT (a scratch directory): the callgrind files, for callgrind_annotate;
+# CALLGRIND_SCENARIOS (all): a regular expression, runs only the scenarios whose name matches.
 # Note: under valgrind OpenSSL takes code paths without SHA-NI and ADX, so libcrypto's share is
 # larger than natively (`openssl speed ecdsap256` gives the native cost of a P-256 verify).
 set -euo pipefail
@@ -39,10 +43,15 @@ mkdir -p "$out"
 
 # Instructions in a callgrind file: its "totals:" line (a dump's "summary:" can be 0).
 total() { awk '/^totals:/ { print $2; exit }' "$1"; }
+# Instructions in functions of libsqlite3 (callgrind_annotate names each function's object).
+sqlite_total() {
+    callgrind_annotate --threshold=100 "$1" 2>/dev/null | awk '/libsqlite3/ { gsub(",", "", $1); s += $1 } END { print s + 0 }'
+}
 
 # One scenario on a fresh server and database: prints server and client instructions per flow.
 scenario() {
     local name=$1 count=$2; shift 2
+    [[ $name =~ ${CALLGRIND_SCENARIOS:-.} ]] || return 0
     rm -rf "$tmp/state" && mkdir -p "$tmp/state" && cp -r Entities "$tmp/state/Entities"
     (cd "$tmp/state" && exec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/$name-server.%p" \
         "$bin" serve --port "$port" --base-url "$base" --admin-token "$token" --log-level notice >"$out/$name-server.log" 2>&1) &
@@ -61,10 +70,15 @@ scenario() {
     kill -TERM "$server" 2>/dev/null || true
     wait "$server" 2>/dev/null || true
     local dump
-    dump=$(ls "$out/$name-server."*.1 2>/dev/null | head -1)
+    # This server's own dump (the subshell exec'd valgrind, so it kept the pid): a reused
+    # CALLGRIND_OUT may hold older ones.
+    dump="$out/$name-server.$server.1"
+    [ -f "$dump" ] || dump=""
     [ -n "$dump" ] || die "no callgrind dump for $name"
     awk -v name="$name" -v n="$count" -v s="$(total "$dump")" -v c="$(total "$out/$name-client.cg")" \
         'BEGIN { printf "%-14s server %9.0f  client %9.0f  instructions per flow (%d flows)\n", name, s / n, c / n, n }'
+    awk -v name="$name" -v n="$count" -v q="$(sqlite_total "$dump")" \
+        'BEGIN { printf "%-14s server in libsqlite3 %9.0f  instructions per flow\n", name, q / n }'
 }
 
 sd="urn:eudi:pid:1"
