@@ -141,17 +141,9 @@ public final class Database: @unchecked Sendable {
             throw .cannotOpen("journal_mode stayed \(mode ?? "unknown") instead of wal")
         }
         try execute(durability == .powerCut ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL", [], cached: false)
-        if durability == .processCrash {
-            // The issuers' connection. SQLite's default page cache is 2 MiB, ~2,000 pages here,
-            // while every issuance writes a random leaf of about half a dozen b-trees, so once
-            // the issuers' tables outgrow it nearly each of those is a miss: a pread of the page
-            // from the WAL or the file, under the database lock. 64 MiB (a bound: pages are
-            // allocated as they are read) holds the file of ~50,000 flows. Measured after
-            // 16,000 SD-JWT flows (17 MB file), preads per flow on the request path: 39 (11.5 of
-            // the file, 28 of the WAL) → none (the 11.5 WAL reads left are the background
-            // checkpoint's). Other connections (federation, CLI) keep the default.
-            try execute("PRAGMA cache_size = -65536", [], cached: false)
-        }
+        // SQLite's default page cache (2 MiB) on purpose: a larger one saves the issuers' preads
+        // but each transaction then walks its whole hash table, which cost more than it saved
+        // (PID Provider benchmark, 64 MiB: 17% of the server's CPU after 40,000 flows).
         try execute("PRAGMA foreign_keys = ON", [], cached: false)
         if durability == .processCrash, mode == "wal", let connection {
             let lock = self.lock
