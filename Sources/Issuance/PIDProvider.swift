@@ -42,6 +42,8 @@ public final class PIDProvider: Sendable {
     let cNonceKey: [UInt8]
     /// Claims shared by the PIDs issued to one persona in one configuration on one day.
     let preparedClaims = PreparedClaimsCache()
+    /// Entries taken in the status list that new credentials go to (see `allocateStatusEntries`).
+    let statusFill = Locked<(uri: String, taken: Int)?>(nil)
 
     public init(issuer: String, entityName: String, configuration: IssuerConfiguration, keys: IssuerKeys, database: Database,
                 clock: Clock, logger: Logger, trustAnchors: [String], attestationRoots: [Certificate],

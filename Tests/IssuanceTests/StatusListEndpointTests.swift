@@ -1,6 +1,6 @@
 import Cryptography
 import Foundation
-import Issuance
+@testable import Issuance
 import JOSE
 import JSON
 import StatusList
@@ -90,6 +90,30 @@ final class StatusListEndpointTests: XCTestCase {
         let firstNew = try XCTUnwrap(uris.firstIndex(of: T.issuer + "/status/2"), "a second list must open")
         XCTAssertTrue(uris[firstNew...].allSatisfy { $0 == T.issuer + "/status/2" }, "the newest list takes every later entry")
         XCTAssertNotNil(try provider.statusListToken(number: 2))
+    }
+
+    /// Past the first double collision the fill of the newest list is counted once and then kept
+    /// up by each allocation (counting at every collision slowed issuance as the list filled):
+    /// the kept figure must stay the real count.
+    func testTheKeptFillOfTheNewestListIsTheRealCount() throws {
+        let provider = try T.make()
+        _ = try issue(provider)
+        let uri = T.issuer + "/status/1"
+        let repository = IssuedCredentialRepository(database: provider.database)
+        // 40% of the list taken, so draws collide often and the fill gets counted.
+        try provider.database.execute(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
+            INSERT INTO issued_credentials (id, issuer, persona, configuration_id, status_uri, status_index, key_thumbprint,
+                issued_at, expires_at)
+            SELECT 'filler-' || i, ?, 'filler', 'urn:eudi:pid:1', ?, i, 'x', ?, ? FROM n
+            WHERE i NOT IN (SELECT status_index FROM issued_credentials WHERE status_uri = ?)
+            """,
+            [.integer(Int64((1 << 16) * 2 / 5)), .text(T.issuer), .text(uri), .integer(T.start), .integer(T.start + 1), .text(uri)])
+        for _ in 0..<40 { _ = try issue(provider, count: 3) }
+        let kept = try XCTUnwrap(provider.statusFill.read { $0 }, "40% full: some draw must have collided twice")
+        XCTAssertEqual(kept.uri, uri)
+        XCTAssertEqual(kept.taken, try repository.count(statusURI: uri))
     }
 
     /// The `token-status-list` package and zlib by hand read the served list after a change.

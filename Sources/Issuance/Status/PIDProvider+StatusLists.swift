@@ -57,14 +57,31 @@ extension PIDProvider {
                 collisions += 1
                 // Counting a list costs a scan of its index, so it runs only once draws start to
                 // collide; past half full (or after many misses) the next list opens.
-                if collisions >= 2, try collisions >= 64 || records.count(statusURI: list.uri) + taken.count >= list.size / 2 {
+                if collisions >= 2, try collisions >= 64 || takenEntries(of: list.uri, records) + taken.count >= list.size / 2 {
                     list = try openStatusList(lists, now: now)
                     taken = []
                     collisions = 0
                 }
             }
         }
+        statusFill.withLock { fill in
+            guard let known = fill else { return }
+            fill = (known.uri, known.taken + chosen.count { $0.uri == known.uri })
+        }
         return chosen
+    }
+
+    /// Entries taken in the list at `uri`: counted once (a scan of its index: milliseconds once
+    /// it holds tens of thousands) and then kept up by `allocateStatusEntries`. Counting at every
+    /// double collision instead made issuance slow down as the list filled (mdoc flows went from
+    /// 1,877/s to 664/s over the first 30,000 credentials, SQLite 59% of the server's CPU). A
+    /// transaction that rolls back after allocating leaves the figure a little high, so at worst
+    /// the next list opens a little before this one is half full.
+    private func takenEntries(of uri: String, _ records: IssuedCredentialRepository) throws(StoreError) -> Int {
+        if let known = statusFill.read({ $0?.uri == uri ? $0?.taken : nil }) { return known }
+        let counted = try records.count(statusURI: uri)
+        statusFill.withLock { $0 = (uri, counted) }
+        return counted
     }
 
     private func openStatusList(_ lists: StatusListRepository, now: Int64) throws(StoreError) -> StatusListRecord {
