@@ -67,13 +67,9 @@ final class StatusListEndpointTests: XCTestCase {
         }))["status"], "invalid")
     }
 
-    /// Once the newest list is half full, entries go to a new list (`/status/2`).
-    func testHalfFullListOpensTheNext() throws {
-        let provider = try T.make()
-        _ = try issue(provider)
-        let half = (1 << 16) / 2
-        let repository = IssuedCredentialRepository(database: provider.database)
-        // Every index below `half` taken, in one statement (a row per index would be slow).
+    /// Every index below `limit` of the list at `uri` taken by a filler record, in one statement
+    /// (a row per index would be slow).
+    private func takeEntries(below limit: Int, of uri: String, in provider: PIDProvider) throws {
         try provider.database.execute(
             """
             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
@@ -82,8 +78,16 @@ final class StatusListEndpointTests: XCTestCase {
             SELECT 'filler-' || i, ?, 'filler', 'urn:eudi:pid:1', ?, i, 'x', ?, ? FROM n
             WHERE i NOT IN (SELECT status_index FROM issued_credentials WHERE status_uri = ?)
             """,
-            [.integer(Int64(half)), .text(T.issuer), .text(T.issuer + "/status/1"), .integer(T.start), .integer(T.start + 1),
-             .text(T.issuer + "/status/1")])
+            [.integer(Int64(limit)), .text(T.issuer), .text(uri), .integer(T.start), .integer(T.start + 1), .text(uri)])
+    }
+
+    /// Once the newest list is half full, entries go to a new list (`/status/2`).
+    func testHalfFullListOpensTheNext() throws {
+        let provider = try T.make()
+        _ = try issue(provider)
+        let half = (1 << 16) / 2
+        let repository = IssuedCredentialRepository(database: provider.database)
+        try takeEntries(below: half, of: T.issuer + "/status/1", in: provider)
         XCTAssertGreaterThanOrEqual(try repository.count(statusURI: T.issuer + "/status/1"), half)
         var uris: [String] = []
         for _ in 0..<8 { uris += try issue(provider, count: 3).map(\.statusURI) }
@@ -101,15 +105,7 @@ final class StatusListEndpointTests: XCTestCase {
         let uri = T.issuer + "/status/1"
         let repository = IssuedCredentialRepository(database: provider.database)
         // 40% of the list taken, so draws collide often and the fill gets counted.
-        try provider.database.execute(
-            """
-            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
-            INSERT INTO issued_credentials (id, issuer, persona, configuration_id, status_uri, status_index, key_thumbprint,
-                issued_at, expires_at)
-            SELECT 'filler-' || i, ?, 'filler', 'urn:eudi:pid:1', ?, i, 'x', ?, ? FROM n
-            WHERE i NOT IN (SELECT status_index FROM issued_credentials WHERE status_uri = ?)
-            """,
-            [.integer(Int64((1 << 16) * 2 / 5)), .text(T.issuer), .text(uri), .integer(T.start), .integer(T.start + 1), .text(uri)])
+        try takeEntries(below: (1 << 16) * 2 / 5, of: uri, in: provider)
         for _ in 0..<40 { _ = try issue(provider, count: 3) }
         let kept = try XCTUnwrap(provider.statusFill.read { $0 }, "40% full: some draw must have collided twice")
         XCTAssertEqual(kept.uri, uri)
