@@ -29,36 +29,9 @@ hot=${HOT:-1000}
 port=${PORT:-18093}
 base="http://127.0.0.1:$port"
 [ "$count" -le "$leaves" ] || { echo "COUNT must not exceed LEAVES" >&2; exit 1; }
-for tool in valgrind callgrind_control callgrind_annotate curl python3 shuf; do
-    command -v "$tool" >/dev/null || { echo "$tool not found" >&2; exit 1; }
-done
-
-mkdir -p "$out"
-out=$(realpath "$out")
+command -v shuf >/dev/null || { echo "shuf not found" >&2; exit 1; }
+. "$repo/Tests/bench/callgrind_lib.sh"
 rm -f "$out"/callgrind.out*
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-    [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-python3 "$repo/Tests/bench/gen_entities.py" "$tmp/Entities" "$leaves" --intermediates 100
-serve() { # serve [WRAPPER...]: starts trustbed (under WRAPPER) and waits for the TA's configuration
-    "$@" "$bin" serve --entities "$tmp/Entities" --keys "$tmp/Keys" --database "$tmp/db.sqlite" \
-        --host 127.0.0.1 --port "$port" --base-url "$base" --log-level notice >>"$tmp/server.log" 2>&1 &
-    pid=$!
-    for _ in $(seq 1 1200); do
-        curl -sf -o /dev/null "$base/ta/.well-known/openid-federation" && return 0
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    tail -n 20 "$tmp/server.log" >&2
-    echo "trustbed did not start" >&2
-    exit 1
-}
-stop() { kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""; }
 fetch_urls() { # fetch_urls < leaf numbers: a curl config asking for each leaf's statement
     while read -r k; do
         echo "url = \"$base/int-$((k % 100))/fetch?sub=$base/leaf-$k\""
@@ -81,10 +54,6 @@ counted() {
     sort "$tmp/codes-$1" | uniq -c | sed "s/^/  $1 HTTP: /"
 }
 
-serve
-for _ in $(seq 1 1200); do grep -q "created the keys of" "$tmp/server.log" && break; sleep 0.1; done
-stop
-
 serve valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/callgrind.out"
 seq 0 $((leaves - 1)) | fetch_urls | curl -s -K - -w '%{http_code}\n' | sort | uniq -c | sed "s/^/  sweep HTTP: /"
 seq 0 $((leaves - 1)) | shuf -n "$count" --random-source=<(yes) | fetch_urls | counted fetch
@@ -95,7 +64,6 @@ for phase in fetch hot; do
     n=$count; [ "$phase" = hot ] && n=$hot
     file=$(grep -l "^desc: Trigger: .*$phase" "$out"/callgrind.out.* | head -n 1)
     mv "$file" "$out/callgrind.out.$phase"
-    callgrind_annotate --inclusive=yes "$out/callgrind.out.$phase" >"$out/inclusive-$phase.txt" 2>/dev/null
-    total=$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' "$out/inclusive-$phase.txt")
+    total=$(annotated_total "$out/callgrind.out.$phase" "$out/inclusive-$phase.txt")
     echo "$phase: $total instructions over $n requests = $((total / n)) per request"
 done
