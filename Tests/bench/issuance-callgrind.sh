@@ -33,11 +33,7 @@ die() { echo "callgrind bench: $*" >&2; exit 1; }
 command -v valgrind >/dev/null && command -v callgrind_control >/dev/null || die "needs valgrind (callgrind_control)"
 port_in_use "$port" && die "something already answers on 127.0.0.1:$port (set BENCH_PORT)"
 
-tmp=$(mktemp -d)
-pids=()
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+scratch
 out=${CALLGRIND_OUT:-$tmp/out}
 mkdir -p "$out"
 
@@ -52,13 +48,8 @@ sqlite_total() {
 scenario() {
     local name=$1 count=$2; shift 2
     [[ $name =~ ${CALLGRIND_SCENARIOS:-.} ]] || return 0
-    rm -rf "$tmp/state" && mkdir -p "$tmp/state" && cp -r Entities "$tmp/state/Entities"
-    (cd "$tmp/state" && exec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/$name-server.%p" \
-        "$bin" serve --port "$port" --base-url "$base" --admin-token "$token" --log-level notice >"$out/$name-server.log" 2>&1) &
-    local server=$!
-    pids+=("$server")
-    for _ in $(seq 1 600); do curl -sf -o /dev/null "$base/health" && break; sleep 0.1; done
-    curl -sf -o /dev/null "$base/health" || die "the server did not start under valgrind (see $out/$name-server.log)"
+    fresh_state
+    start_issuer "$out/$name-server.log" valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/$name-server.%p"
     "$bin" wallet bench --issuer "$base/pid-provider" --admin-token "$token" --concurrency 2 --count 30 "$@" >/dev/null 2>&1 \
         || die "warm-up of $name failed"
     callgrind_control -i on "$server" >/dev/null 2>&1

@@ -36,24 +36,15 @@ die() { echo "db bench: $*" >&2; exit 1; }
 command -v strace >/dev/null || die "needs strace"
 port_in_use "$port" && die "something already answers on 127.0.0.1:$port (set BENCH_PORT)"
 
-tmp=$(mktemp -d)
-pids=()
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+scratch
 out=${DB_OUT:-$tmp/out}
 mkdir -p "$out"
 
 # One scenario on a fresh server and database: prints the counts per flow.
 scenario() {
     local name=$1 count=$2; shift 2
-    rm -rf "$tmp/state" && mkdir -p "$tmp/state" && cp -r Entities "$tmp/state/Entities"
-    (cd "$tmp/state" && exec "$bin" serve --port "$port" --base-url "$base" --admin-token "$token" --log-level notice \
-        >"$out/$name-server.log" 2>&1) &
-    local server=$!
-    pids+=("$server")
-    for _ in $(seq 1 200); do curl -sf -o /dev/null "$base/health" && break; sleep 0.05; done
-    curl -sf -o /dev/null "$base/health" || die "the server did not start (see $out/$name-server.log)"
+    fresh_state
+    start_issuer "$out/$name-server.log"
     "$bin" wallet bench --issuer "$base/pid-provider" --admin-token "$token" --concurrency 2 --count 50 "$@" >/dev/null 2>&1 \
         || die "warm-up of $name failed"
     # -f with -p follows every thread of the server, the checkpointer's included.

@@ -30,26 +30,10 @@ die() { echo "bench: $*" >&2; exit 1; }
 [ -x "$bin" ] || die "no executable at $bin"
 port_in_use "$port" && die "something already answers on 127.0.0.1:$port (set BENCH_PORT)"
 
-tmp=$(mktemp -d)
-pids=()
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+scratch
 out=${ISSUE_OUT:-$tmp/out}
-mkdir -p "$out" "$tmp/state"
-cp -r Entities "$tmp/state/Entities"
-
-start_server() {
-    (cd "$tmp/state" && exec "$bin" serve --port "$port" --base-url "$base" --admin-token "$token" --log-level notice \
-        >>"$out/trustbed.log" 2>&1) &
-    server=$!
-    pids+=("$server")
-    for _ in $(seq 1 200); do
-        curl -sf -o /dev/null "$base/health" && return 0
-        sleep 0.05
-    done
-    die "the server did not start (see $out/trustbed.log)"
-}
+mkdir -p "$out"
+fresh_state
 
 # One scenario: prints the client's summary and keeps it in $out/<name>.txt.
 scenario() {
@@ -60,7 +44,7 @@ scenario() {
     cat "$out/$name.txt"
 }
 
-start_server
+start_issuer "$out/trustbed.log"
 sd="urn:eudi:pid:1"
 mdoc="eu.europa.ec.eudi.pid.1"
 # Warm-up: first signatures, caches, page faults.
@@ -99,7 +83,7 @@ client=$!
 sleep 3
 kill -9 "$server"
 wait "$client" || true
-start_server
+start_issuer "$out/trustbed.log"
 python3 - "$tmp/state/trustbed.sqlite" "$out/acknowledged.txt" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])

@@ -1,6 +1,7 @@
-# Shared by run.sh and scale.sh (sourced, not run): stopping what a script started, and reading
-# wrk's output. A script sets `tmp` (a scratch directory) and `pids` (everything it starts)
-# before the first `trap cleanup EXIT`.
+# Shared by run.sh, scale.sh and the issuance scripts (sourced, not run): a scratch directory,
+# stopping what a script started, starting the PID Provider's demo server, and reading wrk's
+# output. A script calls `scratch` (which sets `tmp` and `pids`, everything it starts, and the
+# traps) before it starts anything.
 
 # Everything in pids gets TERM, up to 5 s to exit, then KILL; tmp is removed.
 cleanup() {
@@ -17,6 +18,35 @@ cleanup() {
     wait 2>/dev/null || true
     rm -rf "$tmp"
 }
+
+# A scratch directory `tmp`, the list `pids` and the traps that stop them and remove `tmp`.
+scratch() {
+    tmp=$(mktemp -d)
+    pids=()
+    trap cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+}
+
+# start_issuer LOG [WRAPPER...]: trustbed serving $tmp/state (a copy of the repository's Entities,
+# see fresh_state) on $port with the admin token $token, under WRAPPER if given (valgrind), its
+# output appended to LOG; sets `server` and waits up to 60 s for /health. The script sets bin,
+# port, base and token, and defines die.
+start_issuer() {
+    local log=$1; shift
+    (cd "$tmp/state" && exec "$@" "$bin" serve --port "$port" --base-url "$base" --admin-token "$token" --log-level notice \
+        >>"$log" 2>&1) &
+    server=$!
+    pids+=("$server")
+    for _ in $(seq 1 600); do
+        curl -sf -o /dev/null "$base/health" && return 0
+        kill -0 "$server" 2>/dev/null || break
+        sleep 0.1
+    done
+    die "the server did not start (see $log)"
+}
+# A new $tmp/state holding a copy of the repository's Entities (the demo, with the PID Provider).
+fresh_state() { rm -rf "$tmp/state" && mkdir -p "$tmp/state" && cp -r Entities "$tmp/state/Entities"; }
 
 # A port that already answers would be benchmarked by mistake.
 port_in_use() { curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/" ; }

@@ -49,12 +49,7 @@ done
 case "$bench_seconds$soak_seconds$bench_rounds" in *[!0-9]*) die "BENCH_SECONDS, BENCH_ROUNDS and SOAK_SECONDS must be whole numbers" ;; esac
 [ "$bench_seconds" -ge 1 ] && [ "$soak_seconds" -ge 1 ] && [ "$bench_rounds" -ge 1 ] || die "BENCH_SECONDS, BENCH_ROUNDS and SOAK_SECONDS must be at least 1"
 
-tmp=$(mktemp -d)
-pids=()
-
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+scratch
 
 port_in_use "$port" && die "something already answers on 127.0.0.1:$port (set BENCH_PORT)"
 port_in_use "$ceiling_port" && die "something already answers on 127.0.0.1:$ceiling_port (set CEILING_PORT)"

@@ -62,11 +62,7 @@ for p in "$port" "$slow_port"; do
 done
 
 mkdir -p "$out"
-tmp=$(mktemp -d)
-pids=()
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+scratch
 
 misses=0
 table="$out/scale.txt"
