@@ -38,16 +38,7 @@ public enum Digest {
         deinit { EVP_MD_CTX_free(context) }
 
         /// The same bytes as `Digest.sha256(data)`.
-        public func hash(_ data: [UInt8]) -> [UInt8] {
-            var out = [UInt8](repeating: 0, count: 32)
-            var length: UInt32 = 0
-            // As in `digest`: a built-in SHA-256 failing means the library itself is broken.
-            guard EVP_DigestInit_ex2(context, Digest.sha256MD, nil) == 1, EVP_DigestUpdate(context, data, data.count) == 1,
-                  EVP_DigestFinal_ex(context, &out, &length) == 1, length == 32 else {
-                fatalError("OpenSSL SHA-256 digest failed")
-            }
-            return out
-        }
+        public func hash(_ data: [UInt8]) -> [UInt8] { hash([], data) }
 
         /// `hash(head + data)` without building the concatenation: an mdoc element's digest
         /// covers its tag-24 wrapper (a few head bytes) and then the encoded item, which can
@@ -55,6 +46,7 @@ public enum Digest {
         public func hash(_ head: [UInt8], _ data: [UInt8]) -> [UInt8] {
             var out = [UInt8](repeating: 0, count: 32)
             var length: UInt32 = 0
+            // As in `digest`: a built-in SHA-256 failing means the library itself is broken.
             guard EVP_DigestInit_ex2(context, Digest.sha256MD, nil) == 1, EVP_DigestUpdate(context, head, head.count) == 1,
                   EVP_DigestUpdate(context, data, data.count) == 1, EVP_DigestFinal_ex(context, &out, &length) == 1,
                   length == 32 else {

@@ -15,7 +15,7 @@ extension JWK {
             return Base64URL.encode(Digest.sha256(input))
         }
         var required: [String: JSONValue] = [:]
-        for member in Self.requiredMembers(kty: kty) { required[member] = json[member] }
+        for member in names { required[member] = json[member] }
         // The serializer sorts keys and writes no whitespace, which is exactly RFC 7638 §3.3
         // for these members (ASCII names, base64url and curve-name values need no escaping).
         return Base64URL.encode(Digest.sha256(JSONValue.object(required).bytes))

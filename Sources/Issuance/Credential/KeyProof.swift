@@ -99,10 +99,10 @@ extension PIDProvider {
             switch keyHeaders[0] {
             case "jwk":
                 let verified = try jws.verifyWithEmbeddedPublicKey(allowList: Self.keyProofAlgorithms, expectedType: Self.keyProofType)
-                key = Self.publicMembers(verified.jwk)
+                key = verified.jwk.keyMembersOnly
                 publicKey = verified.publicKey
             default:
-                let certified = Self.publicMembers(try Self.x5cLeafKey(jws.header["x5c"]))
+                let certified = try Self.x5cLeafKey(jws.header["x5c"]).keyMembersOnly
                 try jws.verify(keys: JWKSet(keys: [certified]), allowList: Self.keyProofAlgorithms, expectedType: Self.keyProofType,
                                requireKeyID: false)
                 key = certified
@@ -142,11 +142,5 @@ extension PIDProvider {
         } catch {
             throw .malformed("x5c[0] is not a usable certificate: \(error)")
         }
-    }
-
-    /// The key members only (kty, crv, x, y; n, e): what `cnf.jwk` and the mdoc device key
-    /// need, without whatever else a wallet put in its header.
-    static func publicMembers(_ jwk: JWK) -> JWK {
-        jwk.keyMembersOnly
     }
 }
