@@ -83,6 +83,16 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(back.all("state"), ["a b/ü"])
         XCTAssertFalse(p.encoded.contains(" "))
     }
+
+    /// The exact bytes: RFC 3986 unreserved characters as they are, every other byte (UTF-8 of
+    /// non-ASCII included) as an upper-case `%XX`.
+    func testPercentEncodingIsExact() {
+        XCTAssertEqual(URLEncoding.encode("aZ09-._~"), "aZ09-._~")
+        XCTAssertEqual(URLEncoding.encode(#"{"a":"b/c"} +%ü"#), "%7B%22a%22%3A%22b%2Fc%22%7D%20%2B%25%C3%BC")
+        XCTAssertEqual(URLEncoding.encode(""), "")
+        XCTAssertEqual(Parameters(pairs: [("a b", "1&2"), ("c", "")]).encoded, "a%20b=1%262&c=")
+        XCTAssertEqual(URLEncoding.appendingQuery([("x", "1 2")], to: "https://h/p?q=1#f"), "https://h/p?q=1&x=1%202#f")
+    }
 }
 
 final class WorkPoolTests: XCTestCase {
