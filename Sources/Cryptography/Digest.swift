@@ -40,6 +40,18 @@ public enum Digest {
         /// The same bytes as `Digest.sha256(data)`.
         public func hash(_ data: [UInt8]) -> [UInt8] { hash([], data) }
 
+        /// The digest of bytes the caller holds in a buffer (a disclosure inside the SD-JWT
+        /// being assembled), without copying them into an array first.
+        public func hash(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: 32)
+            var length: UInt32 = 0
+            guard EVP_DigestInit_ex2(context, Digest.sha256MD, nil) == 1, EVP_DigestUpdate(context, data.baseAddress, data.count) == 1,
+                  EVP_DigestFinal_ex(context, &out, &length) == 1, length == 32 else {
+                fatalError("OpenSSL SHA-256 digest failed")
+            }
+            return out
+        }
+
         /// `hash(head + data)` without building the concatenation: an mdoc element's digest
         /// covers its tag-24 wrapper (a few head bytes) and then the encoded item, which can
         /// be kilobytes (the portrait).

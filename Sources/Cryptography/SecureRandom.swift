@@ -27,13 +27,20 @@ public enum SecureRandom {
         public init(chunk: Int = 1_024) { self.chunk = max(1, chunk) }
 
         public mutating func next(_ count: Int) -> [UInt8] {
+            withNext(count) { Array($0) }
+        }
+
+        /// The next `count` bytes lent to `body` in place, for a caller that encodes them at
+        /// once (an SD-JWT salt goes straight into its disclosure) instead of keeping an array.
+        public mutating func withNext<R>(_ count: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
             if offset + count > pool.count {
                 pool = [UInt8](repeating: 0, count: max(chunk, count))
                 SecureRandom.fill(&pool)
                 offset = 0
             }
             defer { offset += count }
-            return Array(pool[offset..<offset + count])
+            let start = offset
+            return try pool.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<start + count])) }
         }
     }
 }

@@ -17,6 +17,17 @@ extension JSONValue {
         return out
     }
 
+    /// Appends the compact serialization (the bytes of `bytes`) to `out`, for a caller that
+    /// assembles a larger text around values (an SD-JWT disclosure) without a buffer per value.
+    public func encode(appendingTo out: inout [UInt8]) {
+        write(to: &out, pretty: false, indent: 0)
+    }
+
+    /// Appends `string` as a JSON string (quoted and escaped exactly as the serializer writes it).
+    public static func encodeString(_ string: String, appendingTo out: inout [UInt8]) {
+        writeString(string, to: &out)
+    }
+
     private func write(to out: inout [UInt8], pretty: Bool, indent: Int) {
         switch self {
         case .null: out += Self.nullBytes

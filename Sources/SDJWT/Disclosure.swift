@@ -49,6 +49,14 @@ public struct Disclosure: Hashable, Sendable {
         self.encoded = Base64URL.encode(JSONValue.array(array).bytes)
     }
 
+    /// A disclosure whose encoding was made already (see DisclosureWriter), from these parts.
+    init(salt: String, name: String?, value: JSONValue, encoded: String) {
+        self.salt = salt
+        self.name = name
+        self.value = value
+        self.encoded = encoded
+    }
+
     /// Parses a received disclosure. Only structure is checked here; which names are allowed
     /// where is decided when the payload is processed.
     public init(encoded: String) throws(SDJWTError) {
@@ -77,19 +85,9 @@ public struct Disclosure: Hashable, Sendable {
         algorithm.digest(of: encoded)
     }
 
-    /// `digest(.sha256)` with a context reused across the disclosures of one issuance.
-    func sha256Digest(_ hasher: Digest.SHA256Context) -> String {
-        Base64URL.encode(hasher.hash(Array(encoded.utf8)))
-    }
-
     /// A digest over random bytes, indistinguishable from a real one (RFC 9901 §4.2.5), so
     /// the count of `_sd` entries does not reveal how many claims there are.
     public static func decoyDigest(_ algorithm: DigestAlgorithm = .sha256, random: [UInt8] = SecureRandom.bytes(32)) -> String {
         Base64URL.encode(algorithm.hash(random))
-    }
-
-    /// `decoyDigest(.sha256, random:)` with a context reused across one issuance.
-    static func decoyDigest(random: [UInt8], hasher: Digest.SHA256Context) -> String {
-        Base64URL.encode(hasher.hash(random))
     }
 }

@@ -24,14 +24,18 @@ public enum Base64URL {
     /// The encoding appended to `out` as bytes, for a caller assembling a larger ASCII text (a
     /// compact JWS): no String is made, checked as UTF-8 and copied again for it.
     public static func encode(_ bytes: [UInt8], appendingTo out: inout [UInt8]) {
-        let length = encodedLength(bytes.count)
+        bytes.withUnsafeBufferPointer { encode($0, appendingTo: &out) }
+    }
+
+    /// `encode(_:appendingTo:)` for bytes the caller holds in a buffer (a slice of a larger
+    /// text, random bytes in a pool), so no array is made for them.
+    public static func encode(_ input: UnsafeBufferPointer<UInt8>, appendingTo out: inout [UInt8]) {
+        let length = encodedLength(input.count)
         guard length > 0 else { return }
         let start = out.count
         out.append(contentsOf: repeatElement(0, count: length))
-        bytes.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { whole in
-                write(input, to: UnsafeMutableBufferPointer(rebasing: whole[start...]))
-            }
+        out.withUnsafeMutableBufferPointer { whole in
+            write(input, to: UnsafeMutableBufferPointer(rebasing: whole[start...]))
         }
     }
 

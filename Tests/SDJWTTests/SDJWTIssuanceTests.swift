@@ -2,6 +2,7 @@ import Cryptography
 import JOSE
 import JSON
 import SDJWT
+import Support
 import XCTest
 
 final class SDJWTIssuanceTests: XCTestCase {
@@ -76,6 +77,49 @@ final class SDJWTIssuanceTests: XCTestCase {
         let issuer = SDJWTIssuer(key: try PrivateKey(generatingFor: .ES256), algorithm: .ES256)
         let sdjwt = try issuer.issue(claims: ["iss": "https://i.example", "a": 1], plan: .disclosing(["a", "absent"]))
         XCTAssertEqual(sdjwt.disclosures.map(\.name), ["a"])
+    }
+
+    /// The compact form an issuer hands out (assembled in one buffer, no `Disclosure` values)
+    /// parses, verifies and rebuilds every claim; a copy with other decoys keeps the header.
+    func testCompactIssuanceVerifiesAndRebuildsTheClaims() throws {
+        let parties = try Fixture.parties()
+        let issuer = SDJWTIssuer(key: parties.issuerKey, algorithm: .ES256, keyID: parties.issuerJWK.kid, x5c: ["MIIBleaf"])
+        let claims = Fixture.claims(holder: parties.holderJWK)
+        let compact = try issuer.withDecoys(3).issueCompact(claims: claims, plan: Fixture.plan)
+        XCTAssertTrue(compact.hasSuffix("~"))
+        let parsed = try SDJWT.parse(compact)
+        XCTAssertEqual(parsed.serialized, compact)
+        XCTAssertEqual(parsed.disclosures.count, Fixture.disclosureCount)
+        let verified = try parsed.verify(issuerKeys: parties.issuerKeys, policy: SDJWTVerificationPolicy(now: Fixture.now + 10))
+        XCTAssertEqual(JSONValue.object(verified.claims), JSONValue.object(claims))
+        let jws = try parsed.parsedIssuerJWT()
+        XCTAssertEqual(jws.header, ["alg": "ES256", "kid": .string(parties.issuerJWK.kid!), "typ": "dc+sd-jwt", "x5c": ["MIIBleaf"]])
+        // 5 top-level digests + 3 decoys.
+        XCTAssertEqual(try jws.payload()["_sd"]?.stringArray?.count, 8)
+        // Fresh 128-bit salts: 22 base64url characters, never repeated.
+        let salts = parsed.disclosures.map(\.salt)
+        XCTAssertTrue(salts.allSatisfy { $0.count == 22 && Base64URL.decode($0)?.count == 16 })
+        XCTAssertEqual(Set(salts).count, salts.count)
+    }
+
+    /// A disclosure made by the issuer has exactly the bytes `Disclosure(salt:name:value:)`
+    /// serializes for the same parts (escapes in names and values included), so its digest
+    /// is the one the payload carries.
+    func testIssuedDisclosuresMatchTheSerializer() throws {
+        let issuer = SDJWTIssuer(key: try PrivateKey(generatingFor: .ES256), algorithm: .ES256)
+        let claims: [String: JSONValue] = ["iss": "https://i.example", "q\"uote": "a\\b\n", "n": ["x": [1, 2.5, nil, true]],
+                                           "list": ["é", "\u{1}"]]
+        let plan: DisclosurePlan = .object(["q\"uote": .disclosable, "n": .disclosable, "list": .visible(.array(.disclosable))])
+        let sdjwt = try issuer.issue(claims: claims, plan: plan)
+        let payload = try sdjwt.parsedIssuerJWT().payload()
+        var digests = Set(payload["_sd"]?.stringArray ?? [])
+        for element in payload["list"]?.arrayValue ?? [] { digests.insert(element["..."]?.stringValue ?? "") }
+        XCTAssertEqual(sdjwt.disclosures.count, 4)
+        for disclosure in sdjwt.disclosures {
+            let remade = Disclosure(salt: disclosure.salt, name: disclosure.name, value: disclosure.value)
+            XCTAssertEqual(disclosure.encoded, remade.encoded)
+            XCTAssertTrue(digests.contains(disclosure.digest()))
+        }
     }
 
     func testParseSerializeRoundTrip() throws {

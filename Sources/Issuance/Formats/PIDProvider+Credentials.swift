@@ -77,11 +77,9 @@ extension PIDProvider {
         claims["vct"] = .string(configuration.type)
         claims["cnf"] = ["jwk": holderKey.jsonValue]
         claims["status"] = status.claim
-        let signer = SDJWTIssuer(key: keys.documentSignerKey, algorithm: .ES256,
-                                 x5c: keys.x5c,
-                                 decoysPerDigestArray: Int.random(in: 1...4))
+        let signer = keys.sdJWTIssuer.withDecoys(Int.random(in: 1...4))
         do {
-            return try signer.issue(claims: claims, plan: set.disclosurePlan ?? .object([:])).serialized
+            return try signer.issueCompact(claims: claims, plan: set.disclosurePlan ?? .object([:]))
         } catch {
             throw .serverError("cannot sign the SD-JWT VC: \(error)")
         }

@@ -2,6 +2,7 @@ import Cryptography
 import Foundation
 import JOSE
 import MDoc
+import SDJWT
 import Support
 
 /// The PID Provider's own key material, kept in `Keys/<entity name>/issuer/` and created on
@@ -26,6 +27,10 @@ public struct IssuerKeys: Sendable {
     /// with the key's, 60,000 instructions of every mdoc flow (callgrind, issuance-callgrind.sh).
     /// nil when the two do not match; issuing an mdoc then reports why.
     let mdocSigner: DocumentSigner?
+    /// The SD-JWT VC signer (ES256, `x5c` = the document signer), made once so its protected
+    /// header is serialized and encoded once (see SDJWTIssuer.encodedHeader); each credential
+    /// takes a copy with its own number of decoys.
+    let sdJWTIssuer: SDJWTIssuer
 
     /// The document signer's public JWK, with `kid` = its RFC 7638 thumbprint, for
     /// `/.well-known/jwt-vc-issuer` and signed metadata.
@@ -50,6 +55,7 @@ public struct IssuerKeys: Sendable {
         self.recoverySecret = recoverySecret
         x5c = Certificate.x5c([documentSigner])
         mdocSigner = try? DocumentSigner(key: documentSignerKey, certificateChain: [documentSigner])
+        sdJWTIssuer = SDJWTIssuer(key: documentSignerKey, algorithm: .ES256, x5c: x5c)
     }
 
     /// `mdocSigner`, or the error that kept it from being made.

@@ -1,0 +1,93 @@
+import Cryptography
+import JSON
+import Support
+
+/// Makes the disclosures of one issuance straight into the text the holder receives: each
+/// disclosure's JSON (`["<salt>","<name>",<value>]`, RFC 9901 §4.2.1) is written into one
+/// scratch buffer, base64url-encoded onto the end of `text` followed by its `~`, and hashed
+/// there for its digest (§4.2.3). The bytes are those `Disclosure(salt:name:value:)` makes
+/// (the same serializer writes the name and value; a base64url salt needs no escape), so the
+/// digests are unchanged; what goes is a String for each salt, JSON array and encoding, the
+/// arrays for each JSON value and the concatenation of the finished SD-JWT (`serialized`,
+/// 55,000 instructions alone). For a PID (36 disclosures, their digests and decoys) the server
+/// went from 3,540,565 to about 3,306,000 instructions per SD-JWT flow (callgrind,
+/// issuance-callgrind.sh; the issuer's own share from 1,239,000 to 1,116,000).
+///
+/// Local to one issuance: never shared, every random byte handed out once.
+struct DisclosureWriter {
+    /// One disclosure as made, for a caller that wants `Disclosure` values.
+    struct Made {
+        let salt: String
+        let name: String?
+        let value: JSONValue
+        /// Where its base64url lies in `text` (without the `~`).
+        let range: Range<Int>
+    }
+
+    /// `<d1>~<d2>~…<dn>~`: every disclosure's base64url, each followed by the separator, as the
+    /// compact SD-JWT ends after its issuer-signed JWT.
+    private(set) var text: [UInt8] = []
+    /// Filled only when `keepDisclosures` was asked for.
+    private(set) var made: [Made] = []
+    private(set) var count = 0
+    private let keepDisclosures: Bool
+    private var json: [UInt8] = []
+    /// Salts (128 bits each, RFC 9901 §9.3) and decoy inputs (256 bits) from one CSPRNG pool.
+    private var random = SecureRandom.Buffer()
+    /// One SHA-256 context for every digest (see Digest.SHA256Context).
+    private let hasher = Digest.SHA256Context()
+
+    /// Salt length in bytes (its base64url is 22 characters).
+    static let saltLength = 16
+
+    init(keepDisclosures: Bool, expectedCount: Int = 64) {
+        self.keepDisclosures = keepDisclosures
+        text.reserveCapacity(expectedCount * 96)
+        json.reserveCapacity(256)
+    }
+
+    /// Discloses an object member (`name` given) or an array element (`name` nil) and returns
+    /// the base64url digest that replaces it in the payload.
+    mutating func disclose(name: String?, value: JSONValue) -> String {
+        json.removeAll(keepingCapacity: true)
+        json.append(UInt8(ascii: "["))
+        json.append(UInt8(ascii: "\""))
+        let saltStart = json.count
+        random.withNext(Self.saltLength) { Base64URL.encode($0, appendingTo: &json) }
+        let saltEnd = json.count
+        json.append(UInt8(ascii: "\""))
+        json.append(UInt8(ascii: ","))
+        if let name {
+            JSONValue.encodeString(name, appendingTo: &json)
+            json.append(UInt8(ascii: ","))
+        }
+        value.encode(appendingTo: &json)
+        json.append(UInt8(ascii: "]"))
+
+        let start = text.count
+        json.withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &text) }
+        let end = text.count
+        let digest = text.withUnsafeBufferPointer { hasher.hash(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+        text.append(UInt8(ascii: "~"))
+        count += 1
+        if keepDisclosures {
+            made.append(Made(salt: String(decoding: json[saltStart..<saltEnd], as: UTF8.self), name: name, value: value,
+                             range: start..<end))
+        }
+        return Base64URL.encode(digest)
+    }
+
+    /// A digest over 256 random bits, indistinguishable from a real one (RFC 9901 §4.2.5).
+    mutating func decoyDigest() -> String {
+        let hasher = self.hasher
+        return Base64URL.encode(random.withNext(32) { hasher.hash($0) })
+    }
+
+    /// The disclosures as values (only when made with `keepDisclosures`).
+    var disclosures: [Disclosure] {
+        made.map { made in
+            Disclosure(salt: made.salt, name: made.name, value: made.value,
+                       encoded: String(decoding: text[made.range], as: UTF8.self))
+        }
+    }
+}
