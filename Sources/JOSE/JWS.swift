@@ -36,7 +36,7 @@ public struct JWS: Sendable {
     }
 
     private static func decode(_ part: ArraySlice<UInt8>) -> [UInt8]? {
-        Base64URL.decode(String(decoding: part, as: UTF8.self))
+        part.withUnsafeBufferPointer { Base64URL.decode($0) }
     }
 
     public var algorithm: String? { header["alg"]?.stringValue }

@@ -84,34 +84,66 @@ public enum Base64URL {
     /// impossible length, or non-zero trailing bits. Rejecting non-canonical forms keeps one
     /// byte string to one encoding, so a token cannot be re-spelled and still verify.
     public static func decode(_ s: String) -> [UInt8]? {
-        let input = Array(s.utf8)
-        guard input.count % 4 != 1 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(input.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for c in input {
-            guard let v = value(of: c) else { return nil }
-            accumulator = accumulator << 6 | UInt32(v)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
-            }
-        }
-        guard accumulator == 0 else { return nil }
-        return out
+        var s = s
+        return s.withUTF8 { decode($0) }
     }
 
-    private static func value(of c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return c - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): return c - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "-"): return 62
-        case UInt8(ascii: "_"): return 63
-        default: return nil
+    /// `decode(_:)` of ASCII bytes in a buffer (a part of a compact JWS, without a String made
+    /// for it). Four characters at a time through `values`, invalid ones collected in one
+    /// flag tested at the end: a character at a time with an append per byte cost 25,000
+    /// instructions per PID flow (proof, access token and DPoP parts; callgrind).
+    public static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let rest = input.count % 4
+        guard rest != 1 else { return nil }
+        let full = input.count / 4
+        let count = full * 3 + (rest == 0 ? 0 : rest - 1)
+        guard count > 0 else { return [] }
+        var valid = true
+        let out = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+            values.withUnsafeBufferPointer { table in
+                var invalid: UInt32 = 0
+                var trailing: UInt32 = 0
+                var o = 0
+                for q in 0..<full {
+                    let i = q * 4
+                    let a = UInt32(table[Int(input[i])]), b = UInt32(table[Int(input[i + 1])])
+                    let c = UInt32(table[Int(input[i + 2])]), d = UInt32(table[Int(input[i + 3])])
+                    invalid |= a | b | c | d
+                    let v = a << 18 | b << 12 | c << 6 | d
+                    out[o] = UInt8(truncatingIfNeeded: v >> 16)
+                    out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                    out[o + 2] = UInt8(truncatingIfNeeded: v)
+                    o += 3
+                }
+                let i = full * 4
+                if rest == 2 {
+                    let a = UInt32(table[Int(input[i])]), b = UInt32(table[Int(input[i + 1])])
+                    invalid |= a | b
+                    trailing = b & 0x0F   // the 4 bits after the byte
+                    out[o] = UInt8(truncatingIfNeeded: a << 2 | b >> 4)
+                } else if rest == 3 {
+                    let a = UInt32(table[Int(input[i])]), b = UInt32(table[Int(input[i + 1])])
+                    let c = UInt32(table[Int(input[i + 2])])
+                    invalid |= a | b | c
+                    trailing = c & 0x03   // the 2 bits after the bytes
+                    let v = a << 12 | b << 6 | c
+                    out[o] = UInt8(truncatingIfNeeded: v >> 10)
+                    out[o + 1] = UInt8(truncatingIfNeeded: v >> 2)
+                }
+                // Every valid value is below 64, `invalidValue` is not; unused bits must be zero.
+                valid = invalid & ~0x3F == 0 && trailing == 0
+            }
+            initialized = count
         }
+        return valid ? out : nil
     }
+
+    private static let invalidValue: UInt8 = 0x80
+
+    /// The 6-bit value of each base64url character, `invalidValue` for every other byte.
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: invalidValue, count: 256)
+        for (value, character) in alphabet.enumerated() { table[Int(character)] = UInt8(value) }
+        return table
+    }()
 }
