@@ -16,6 +16,10 @@ public struct DocumentSigner: Sendable {
     public let key: PrivateKey
     public let certificateChain: [Certificate]
     public let algorithm: COSEAlgorithm
+    /// The leaf certificate's validity (Unix seconds), read once: the certificate getters parse
+    /// the ASN.1 time on every call, 10,000 instructions per mdoc (callgrind).
+    let notBefore: Int64
+    let notAfter: Int64
 
     public init(key: PrivateKey, certificateChain: [Certificate], algorithm: COSEAlgorithm = .es256) throws(MDocError) {
         guard let leaf = certificateChain.first else { throw .invalidInput("empty certificate chain") }
@@ -28,6 +32,8 @@ public struct DocumentSigner: Sendable {
         self.key = key
         self.certificateChain = certificateChain
         self.algorithm = algorithm
+        notBefore = leaf.notBefore
+        notAfter = leaf.notAfter
     }
 }
 
@@ -65,9 +71,8 @@ extension IssuerSigned {
         }
         guard nameSpaces.values.contains(where: { !$0.isEmpty }) else { throw .invalidInput("no data elements") }
         if let problem = validity.consistencyProblem { throw .invalidInput(problem) }
-        let signerCertificate = signer.certificateChain[0]
         // §9.3.3: a verifier rejects an MSO signed outside its certificate's validity.
-        guard (signerCertificate.notBefore...signerCertificate.notAfter).contains(validity.signed) else {
+        guard signer.notBefore <= validity.signed, validity.signed <= signer.notAfter else {
             throw .invalidInput("signed lies outside the document signer certificate's validity")
         }
 
