@@ -78,6 +78,13 @@ extension JSONValue {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { bytes in
+            // Almost every string (names, base64url, URLs, dates) needs no escape: one OR-ed
+            // pass over its words, then a single copy. The stepwise tests below cost 6,300
+            // instructions more per SD-JWT flow for these (callgrind, issuance-callgrind.sh).
+            if needsNoEscape(bytes) {
+                out.append(contentsOf: bytes)
+                return
+            }
             var runStart = 0
             var i = 0
             while i < bytes.count {
