@@ -50,4 +50,7 @@ extension DisclosurePlan {
 
     /// Claim names RFC 9901 §4.2.1 reserves for the format itself.
     static let reservedNames: Set<String> = ["_sd", "..."]
+
+    /// `reservedNames.contains(name)` by two comparisons, without hashing the name.
+    static func isReserved(_ name: String) -> Bool { name == "_sd" || name == "..." }
 }

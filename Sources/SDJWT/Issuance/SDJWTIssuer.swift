@@ -69,12 +69,15 @@ public struct SDJWTIssuer: Sendable {
     /// The payload's JSON: the claims with the planned parts replaced by digests, plus `_sd_alg`.
     private func payload(_ claims: [String: JSONValue], _ plan: DisclosurePlan,
                          _ writer: inout DisclosureWriter) throws(SDJWTError) -> [UInt8] {
+        // Each small set of names looked up in the large plan and claims, not every rule and
+        // claim (~35 of each for a PID) hashed again for a set: with `isReserved` per member in
+        // `apply`, 28,000 instructions per SD-JWT VC (callgrind, issuance-callgrind.sh).
         if case .object(let rules) = plan {
-            for (name, rule) in rules where rule.disclosable && DisclosurePlan.alwaysVisibleClaims.contains(name) {
+            for name in DisclosurePlan.alwaysVisibleClaims where rules[name]?.disclosable == true {
                 throw .invalidPlan("\"\(name)\" must stay visible")
             }
         }
-        for name in claims.keys where DisclosurePlan.reservedNames.contains(name) {
+        for name in DisclosurePlan.reservedNames where claims[name] != nil {
             throw .invalidPlan("claim name \"\(name)\" is reserved")
         }
         guard case .object(var payload) = try apply(plan, to: .object(claims), path: { "" }, writer: &writer) else {
@@ -106,7 +109,7 @@ public struct SDJWTIssuer: Sendable {
             var digests: [String] = []
             for (name, rule) in rules.sorted(by: { $0.key < $1.key }) {
                 guard let member = object[name] else { continue }  // plans may name optional claims
-                guard !DisclosurePlan.reservedNames.contains(name) else { throw .invalidPlan("claim name \"\(name)\" is reserved") }
+                guard !DisclosurePlan.isReserved(name) else { throw .invalidPlan("claim name \"\(name)\" is reserved") }
                 let inner = try apply(rule.content, to: member, path: { path().isEmpty ? name : "\(path()).\(name)" }, writer: &writer)
                 if rule.disclosable {
                     digests.append(writer.disclose(name: name, value: inner))
