@@ -117,7 +117,7 @@ struct WalletBench: ParsableCommand {
             String(format: "credentials: %d in %.2f s = %.1f credentials/s (%d flows)", totals.credentials, seconds, rate, totals.flows),
         ]
         for step in BenchRun.Step.allCases {
-            let samples = (totals.latencies[step] ?? []).sorted()
+            let samples = totals.latencies[step.index].sorted()
             let p50 = percentile(samples, 0.50), p99 = percentile(samples, 0.99)
             steps[step.rawValue] = ["count": JSONValue(samples.count), "p50_ms": .double(p50), "p99_ms": .double(p99)]
             let name = step.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
