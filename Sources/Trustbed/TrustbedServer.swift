@@ -30,6 +30,11 @@ public final class TrustbedServer: Sendable {
             self.fetchOrigins = fetchOrigins
             self.providers = providers
         }
+
+        /// A method rather than `state.current.site.respond(to:)` in the server's closure: that
+        /// copied the `Site` out of the state on every request, retaining and releasing its seven
+        /// arrays and tables (shared by every worker thread), where here it is borrowed.
+        func respond(to request: HTTPRequest) -> HTTPResponse { site.respond(to: request) }
     }
 
     public let configuration: ServerConfiguration
@@ -85,7 +90,7 @@ public final class TrustbedServer: Sendable {
         httpConfig.host = configuration.host
         httpConfig.port = configuration.port
         let state = self.state
-        let server = HTTPServer(configuration: httpConfig, logger: logger) { request in state.current.site.respond(to: request) }
+        let server = HTTPServer(configuration: httpConfig, logger: logger) { request in state.current.respond(to: request) }
         try server.start()
         // Keys/: only removals matter; the server itself creates an entity's folder on first use,
         // and the CLI signals rotations and revocations through the database.

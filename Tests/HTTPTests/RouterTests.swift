@@ -50,6 +50,28 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(respond(.get, "/")?.body, Array("root".utf8))
     }
 
+    func testLiteralPathsOfEqualLengthPrefixesAndCase() {
+        var router = Router<String>()
+        router.get("/aaaa") { _, _, _ in .text("a") }
+        router.get("/aaab") { _, _, _ in .text("b") }
+        router.get("/aaa") { _, _, _ in .text("c") }
+        router.get("/.well-known/x") { _, _, _ in .text("w") }
+        func body(_ path: String) -> String? {
+            router.respond(to: HTTPRequest(method: .get, path: path), path: Substring(path), context: "").map { String(decoding: $0.body, as: UTF8.self) }
+        }
+        XCTAssertEqual(body("/aaab"), "b", "same length, last byte differs")
+        XCTAssertEqual(body("/aaaa"), "a")
+        XCTAssertEqual(body("/aaa"), "c")
+        XCTAssertEqual(body("/.well-known/x"), "w")
+        XCTAssertNil(body("/aaaab"), "a literal path is matched whole, not as a prefix")
+        XCTAssertNil(body("/aa"))
+        XCTAssertNil(body("/AAAB"), "paths are case-sensitive")
+        // A path inside a longer string, as the site hands it over (a Substring of the request path).
+        let full = "/mount/aaab"
+        let rest = full[full.index(full.startIndex, offsetBy: 6)...]
+        XCTAssertEqual(router.respond(to: HTTPRequest(method: .get, path: full), path: rest, context: "")?.body, Array("b".utf8))
+    }
+
     func testUnmatchedPathsAreNil() {
         XCTAssertNil(respond(.get, "/offers/"), "a {name} segment is never empty")
         XCTAssertNil(respond(.get, "/offers/a/"))

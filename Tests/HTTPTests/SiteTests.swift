@@ -95,6 +95,27 @@ final class SiteTests: XCTestCase {
                        .notFound, "http is another origin")
     }
 
+    /// A `Host` equal to the base URL's authority as written takes a shortcut to the base origin;
+    /// any other spelling, and the same host over https, must still reach the mount they name.
+    func testBaseOriginWhateverTheSpellingOfHostButNotOverHTTPS() {
+        var plain = Router<String>()
+        plain.get("/fetch") { _, _, _ in .text("http") }
+        var secure = Router<String>()
+        secure.get("/fetch") { _, _, _ in .text("https") }
+        let site = Site(baseURL: "http://LocalHost:8080", mounts: [
+            .init(url: "https://localhost:8080/e", context: "s", routers: [secure]),
+            .init(url: "http://localhost:8080/e", context: "p", routers: [plain]),
+        ])
+        func body(_ headers: [String: String]) -> String {
+            String(decoding: site.respond(to: HTTPRequest(method: .get, path: "/e/fetch", headers: headers)).body, as: UTF8.self)
+        }
+        XCTAssertEqual(body(["host": "localhost:8080"]), "http")
+        XCTAssertEqual(body(["host": "LOCALHOST:8080"]), "http")
+        XCTAssertEqual(body(["host": "localhost:8080", "x-forwarded-proto": "https"]), "https")
+        XCTAssertEqual(body(["host": "other:1", "x-forwarded-host": "localhost:8080", "x-forwarded-proto": "https"]), "https")
+        XCTAssertEqual(body(["host": "other:1", "x-forwarded-host": "localhost:8080"]), "http")
+    }
+
     func testRootRoutesAndNotFound() throws {
         var root = Router<Void>()
         root.get("/health") { _, _, _ in .json(["status": "ok"]) }

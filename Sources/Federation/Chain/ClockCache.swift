@@ -12,9 +12,12 @@ import Support
 /// ones. At 100,000 leaves with a budget that holds every subordinate statement, a random
 /// `fetch` after such a sweep then missed about half the time; with SIEVE the burst goes first.
 ///
-/// Split into shards, each behind its own `Locked`: a hit takes only a shared lock, and the
-/// exclusive lock only when the entry's bit is not set yet (once per entry per pass of the
-/// hand), so hot entries are read by every worker thread at once.
+/// Split into shards, each behind its own `Locked`. A hit takes its shard's lock exclusively,
+/// once: it finds the entry, sets its bit and copies the value out in one pass. A shared lock
+/// cost more: `Locked.read` hands the closure a copy of the shard (retaining and releasing both
+/// arrays, whose counts every worker thread writes), and an entry not yet visited needed the
+/// exclusive lock and a second probe anyway. The section is a probe and a copy; with 16 shards
+/// two threads rarely meet in one.
 ///
 /// Each shard is two arrays: the entries (list links by index) and an open-addressing index of
 /// entry numbers, probed with the hash each entry keeps. A `Dictionary` from key to entry
@@ -84,15 +87,13 @@ final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The stored value, fresh or not: the caller decides whether it may still be served.
     func get(_ key: Key) -> Value? {
         let hash = key.hashValue
-        let shard = shard(hash)
-        let (value, unmarked) = shard.read { s -> (Value?, Bool) in
-            guard let i = Self.find(key, hash: hash, in: s) else { return (nil, false) }
-            return (s.nodes[Int(i)].value, !s.nodes[Int(i)].visited)
+        return shard(hash).withLock { s -> Value? in
+            guard let found = Self.find(key, hash: hash, in: s) else { return nil }
+            let i = Int(found)
+            // Written only when it changes: a set bit leaves the node's line clean.
+            if !s.nodes[i].visited { s.nodes[i].visited = true }
+            return s.nodes[i].value
         }
-        if value != nil && unmarked {
-            shard.withLock { s in if let i = Self.find(key, hash: hash, in: s) { s.nodes[Int(i)].visited = true } }
-        }
-        return value
     }
 
     /// Stores `value` under `key` as the newest entry, evicting entries not visited since the

@@ -93,13 +93,16 @@ public struct FederationRoutes: Sendable {
     /// on an answer made once per JWT type with the headers of the routes' policy (all these
     /// routes are `.publicRead`), so only the body is new.
     static func jwt(_ signed: SignedJWT) -> HTTPResponse {
-        let head: HTTPResponse
+        let body = Array(signed.compact.utf8)
+        // Each case calls `replacingBody` on the shared answer itself: one copy of it, where a
+        // local `head` assigned first was a second (callgrind_fetch.sh, 2026-11-25).
+        let response: HTTPResponse
         switch signed.type {
-        case FederationType.entityStatement: head = entityStatementHead
-        case FederationType.resolveResponse: head = resolveResponseHead
-        default: head = HTTPResponse.jwt("", contentType: FederationType.contentType(signed.type)).applying(.publicRead)
+        case FederationType.entityStatement: response = entityStatementHead.replacingBody(body)
+        case FederationType.resolveResponse: response = resolveResponseHead.replacingBody(body)
+        default: response = HTTPResponse.jwt("", contentType: FederationType.contentType(signed.type)).applying(.publicRead).replacingBody(body)
         }
-        return head.replacingBody(Array(signed.compact.utf8)).reusable(until: signed.refreshAt)
+        return response.reusable(until: signed.refreshAt)
     }
 
     private static let entityStatementHead = HTTPResponse.jwt("", contentType: FederationType.contentType(FederationType.entityStatement))

@@ -86,18 +86,21 @@ public struct HTTPResponse: Sendable {
     /// cleared first. For answers that depend only on the path, the query and the routing
     /// headers, such as a cached signed statement. A router keeps the mark only on routes
     /// declared with `memo: true`. See `ResponseMemo`.
-    public func reusable(until: Int64) -> HTTPResponse {
-        var copy = self
-        copy.reusableUntil = until
-        return copy
+    ///
+    /// This and the other steps a response passes on its way to the server (`notReusable()`,
+    /// `ResponsePolicy.apply(to:)`) consume it: each copy of a response retains its header
+    /// list, which for answers built from one made once (`replacingBody(_:)`) every worker
+    /// thread shares. Borrowed, a cached `fetch` copied its answer four times; now only
+    /// `replacingBody(_:)` does (callgrind_fetch.sh, 2026-11-25).
+    public consuming func reusable(until: Int64) -> HTTPResponse {
+        reusableUntil = until
+        return self
     }
 
     /// The same response without the memo mark.
-    func notReusable() -> HTTPResponse {
-        guard reusableUntil != nil else { return self }
-        var copy = self
-        copy.reusableUntil = nil
-        return copy
+    consuming func notReusable() -> HTTPResponse {
+        reusableUntil = nil
+        return self
     }
 
     /// This response with another body, its headers, policy and memo mark kept (the policy's

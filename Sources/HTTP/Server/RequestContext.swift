@@ -2,20 +2,23 @@
 /// answer. Allocated only when needed — a bodiless request without a query never creates one —
 /// and owned by MHD's `*con_cls` slot: retained when stored there, released in the
 /// request-completed callback.
+///
+/// Only MHD's callbacks for its connection touch it, one at a time on that connection's worker
+/// thread, so its fields skip the runtime's exclusivity checks (~78 instructions an access).
 final class RequestContext {
     /// The query exactly as received, captured before MHD splits and decodes it in place.
-    var rawQuery: String?
+    @exclusivity(unchecked) var rawQuery: String?
     /// Set on the first access callback, once headers are processed.
-    var begun = false
-    var body: [UInt8] = []
+    @exclusivity(unchecked) var begun = false
+    @exclusivity(unchecked) var body: [UInt8] = []
     /// The body went over the limit: the rest is read and dropped, then 413 is sent.
-    var tooLarge = false
-    var discarded = 0
-    var startNanos: UInt64 = 0
+    @exclusivity(unchecked) var tooLarge = false
+    @exclusivity(unchecked) var discarded = 0
+    @exclusivity(unchecked) var startNanos: UInt64 = 0
     /// The request is suspended waiting for this (see `Suspensions`).
-    var deferred: DeferredSlot?
+    @exclusivity(unchecked) var deferred: DeferredSlot?
     /// Where the deferred answer goes in the memo, when the request may use it.
-    var memoKey: (key: ResponseMemo.Key, generation: UInt64)?
+    @exclusivity(unchecked) var memoKey: (key: ResponseMemo.Key, generation: UInt64)?
 
     init(rawQuery: String? = nil) {
         self.rawQuery = rawQuery
