@@ -17,8 +17,19 @@ extension PIDProvider {
     /// token response, credential) says anyway; it is never read back as a time, so the wall
     /// clock, not the injectable one, is fine, and a clock step only costs locality.
     static func orderedToken(bytes: Int = 32, milliseconds: UInt64 = wallClockMilliseconds()) -> String {
-        Hex.encode((0..<6).map { UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * $0)) })
-            + Base64URL.encode(SecureRandom.bytes(max(bytes, 16)))
+        timePrefix(milliseconds) + Base64URL.encode(SecureRandom.bytes(max(bytes, 16)))
+    }
+
+    /// The 12 lower-case hex digits of the low 48 bits of `milliseconds`. Written digit by
+    /// digit: `Hex.encode` of the 6 bytes cost 4,400 instructions a call (callgrind), 22,000
+    /// per issuance flow; this is a small string and a loop.
+    private static func timePrefix(_ milliseconds: UInt64) -> String {
+        var digits = [UInt8](repeating: 0, count: orderedPrefixLength)
+        for i in 0..<orderedPrefixLength {
+            let nibble = UInt8(truncatingIfNeeded: milliseconds >> (44 - 4 * UInt64(i))) & 0x0F
+            digits[i] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+        }
+        return String(decoding: digits, as: UTF8.self)
     }
 
     /// Characters of `orderedToken`'s time prefix (48 bits of milliseconds: until year 10889).
