@@ -73,12 +73,12 @@ final class StatusListEndpointTests: XCTestCase {
         try provider.database.execute(
             """
             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
-            INSERT INTO issued_credentials (id, issuer, persona, configuration_id, status_uri, status_index, key_thumbprint,
-                issued_at, expires_at)
-            SELECT 'filler-' || i, ?, 'filler', 'urn:eudi:pid:1', ?, i, 'x', ?, ? FROM n
-            WHERE i NOT IN (SELECT status_index FROM issued_credentials WHERE status_uri = ?)
+            INSERT INTO issued_credentials (id, issuer, persona, configuration_id, status_uri, status_list, status_index,
+                key_thumbprint, issued_at, expires_at)
+            SELECT 'filler-' || i, ?2, 'filler', 'urn:eudi:pid:1', ?3, (SELECT id FROM status_lists WHERE uri = ?3), i, 'x', ?4, ?5
+            FROM n WHERE i NOT IN (SELECT status_index FROM issued_credentials WHERE status_uri = ?3)
             """,
-            [.integer(Int64(limit)), .text(T.issuer), .text(uri), .integer(T.start), .integer(T.start + 1), .text(uri)])
+            [.integer(Int64(limit)), .text(T.issuer), .text(uri), .integer(T.start), .integer(T.start + 1)])
     }
 
     /// Once the newest list is half full, entries go to a new list (`/status/2`).

@@ -84,10 +84,10 @@ extension PIDProvider {
                           undo: (() -> Void)? = nil) throws(IssuanceError) -> JSONValue {
         let now = clock.now()
         let expiresAt = now + configuration.credentialLifetime
-        let notificationID = Self.randomToken(bytes: 16)
+        let notificationID = Self.orderedToken(bytes: 16)
         // Made before the database lock is taken, so the lock is held for SQL only.
         let thumbprints = thumbprints ?? holderKeys.map { $0.thumbprint() }
-        let ids = holderKeys.map { _ in Self.randomToken(bytes: 16) }
+        let ids = holderKeys.map { _ in Self.orderedToken(bytes: 16) }
         let records: [IssuedCredentialRecord]
         do {
             records = try database.transaction { db in

@@ -9,7 +9,7 @@ extension PIDProvider {
     /// request's c_nonce there); whatever it throws leaves nothing stored.
     func openTransaction(grant: AccessGrant, configuration credentialConfiguration: CredentialConfiguration,
                          keys holderKeys: [JWK], claim: ((Database) throws -> Void)? = nil) throws(IssuanceError) -> String {
-        let id = Self.randomToken()
+        let id = Self.orderedToken()
         let now = clock.now()
         let request: JSONValue = [
             "credential_configuration_id": .string(credentialConfiguration.id),

@@ -6,7 +6,8 @@ import Support
 
 extension PIDProvider {
     /// Mints an access token for `grant` (its `tokenHash` and `expiresAt` are filled in here):
-    /// 32 random bytes, stored only as their SHA-256, valid `configuration.tokenLifetime`.
+    /// an `orderedToken` (time prefix, 32 random bytes), stored only as `tokenHash`, valid
+    /// `configuration.tokenLifetime`.
     /// Returns the token and the stored grant.
     func issueAccessToken(clientID: String?, personaID: String, credentialConfigurationIDs: [String],
                           credentialIdentifiers: [String: String], dpopThumbprint: String?) throws(IssuanceError)
@@ -23,7 +24,7 @@ extension PIDProvider {
     func newAccessToken(clientID: String?, personaID: String, credentialConfigurationIDs: [String],
                         credentialIdentifiers: [String: String], dpopThumbprint: String?)
         -> (token: String, grant: AccessGrant, record: TokenRecord) {
-        let token = Self.randomToken()
+        let token = Self.orderedToken()
         let now = clock.now()
         let grant = AccessGrant(
             tokenHash: Self.tokenHash(token), clientID: clientID, personaID: personaID,
@@ -93,9 +94,16 @@ extension PIDProvider {
         return grant
     }
 
-    /// base64url(SHA-256(token)): how tokens are stored and looked up.
+    /// How tokens are stored and looked up: base64url(SHA-256(token)), behind the token's own
+    /// time prefix when it is an `orderedToken`. The row is then keyed in creation order (new
+    /// rows share the last leaves of the index instead of a random one each, see
+    /// `orderedToken`) while the database still holds nothing a client could present: the
+    /// prefix is public, the rest is the hash of the whole token. Tokens of earlier versions
+    /// (43 characters, no prefix) keep their plain hash.
     static func tokenHash(_ token: some StringProtocol) -> String {
-        Base64URL.encode(Digest.sha256(Array(token.utf8)))
+        let hash = Base64URL.encode(Digest.sha256(Array(token.utf8)))
+        guard hasOrderedPrefix(token, length: orderedPrefixLength + 43) else { return hash }
+        return String(token.prefix(orderedPrefixLength)) + hash
     }
 
     private func storedGrant(tokenHash: String) throws(IssuanceError) -> AccessGrant? {

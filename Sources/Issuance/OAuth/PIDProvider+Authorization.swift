@@ -99,7 +99,7 @@ extension PIDProvider {
                 clientID: clientID, attested: client.attested, redirectURI: redirectURI, codeChallenge: challenge, state: state,
                 credentialConfigurationIDs: ids, usesAuthorizationDetails: usesDetails, loginHint: hint,
                 offerPersonaID: offerPersona, dpopJKT: jkt)
-            let requestURI = Self.requestURIPrefix + Self.randomToken()
+            let requestURI = Self.requestURIPrefix + Self.orderedToken()
             let now = clock.now()
             try withOAuthStore { () throws(StoreError) in
                 try AuthorizationRequestRepository(database: database).insert(AuthorizationRequestRecord(
@@ -184,7 +184,7 @@ extension PIDProvider {
             guard consumed else { throw IssuanceError(.invalidRequestURI, "the request_uri was already used") }
             var granted = request
             granted.personaID = personaID
-            let code = Self.randomToken()
+            let code = Self.orderedToken()
             try withOAuthStore { () throws(StoreError) in
                 try CodeRepository(database: database).insert(CodeRecord(
                     code: code, issuer: issuer, clientID: request.clientID, grant: granted.json.serialized(), createdAt: now,

@@ -25,10 +25,10 @@ extension PIDProvider {
         if txCode && grant != .preAuthorizedCode { throw .invalidRequest("tx_code applies to the pre-authorized_code grant only") }
         let now = clock.now()
         let offer = Offer(
-            id: Self.randomToken(bytes: 16), personaID: personaID, credentialConfigurationIDs: credentialConfigurationIDs,
-            grant: grant, preAuthorizedCode: grant == .preAuthorizedCode ? Self.randomToken() : nil,
+            id: Self.orderedToken(bytes: 16), personaID: personaID, credentialConfigurationIDs: credentialConfigurationIDs,
+            grant: grant, preAuthorizedCode: grant == .preAuthorizedCode ? Self.orderedToken() : nil,
             txCode: txCode ? String(decoding: Offer.randomTxCode(length: Self.txCodeLength), as: UTF8.self) : nil,
-            issuerState: grant == .authorizationCode ? Self.randomToken() : nil,
+            issuerState: grant == .authorizationCode ? Self.orderedToken() : nil,
             createdAt: now, expiresAt: now + configuration.offerLifetime)
         try withOfferStore { () throws(StoreError) in
             try offerRepository.insert(OfferRecord(

@@ -198,3 +198,68 @@ extension IssuanceSchema {
         "CREATE INDEX issued_credentials_by_notification ON issued_credentials (notification_id)",
     ]
 }
+
+extension IssuanceSchema {
+    /// Migration step 4: the one index an issuance must write at a random place made small.
+    /// A credential's status list entry is drawn at random (Token Status List §12.5), so its
+    /// UNIQUE (list, index) entry lands on a random leaf; keyed by the list's URL (~45 bytes)
+    /// that index held ~17 entries per 1 KiB page, 2,000 pages for a half-full list, more than
+    /// SQLite's 2 MiB page cache, so nearly every issuance read its leaf back from the file and
+    /// split one every few inserts. Keyed by a small integer list id instead it holds ~90 per page.
+    /// `status_uri` stays in each row for readers of the file (Tests/bench/issuance.sh's
+    /// kill -9 check, sqlite3 users); lookups go through the id.
+    static let version4 = [
+        // A stable list id: an INTEGER PRIMARY KEY, which VACUUM never renumbers (a plain
+        // rowid it may). Lists keep their rowids, and so their order.
+        """
+        CREATE TABLE status_lists_v4 (
+            id INTEGER PRIMARY KEY,
+            uri TEXT UNIQUE NOT NULL,
+            issuer TEXT NOT NULL,
+            bits INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            created_at INTEGER NOT NULL
+        ) STRICT
+        """,
+        "INSERT INTO status_lists_v4 (id, uri, issuer, bits, size, created_at) SELECT rowid, uri, issuer, bits, size, created_at FROM status_lists",
+        // A record always names a list the issuer opened in the same transaction; should one
+        // not (a file edited by hand), its list is recorded with the only layout ever used
+        // (2 bits, 65,536 entries) rather than the record dropped.
+        """
+        INSERT INTO status_lists_v4 (uri, issuer, bits, size, created_at)
+        SELECT status_uri, MIN(issuer), 2, 65536, MIN(issued_at) FROM issued_credentials
+        WHERE status_uri NOT IN (SELECT uri FROM status_lists_v4) GROUP BY status_uri ORDER BY MIN(rowid)
+        """,
+        "DROP TABLE status_lists",
+        "ALTER TABLE status_lists_v4 RENAME TO status_lists",
+        """
+        CREATE TABLE issued_credentials_v4 (
+            id TEXT PRIMARY KEY NOT NULL,
+            issuer TEXT NOT NULL,
+            persona TEXT NOT NULL,
+            configuration_id TEXT NOT NULL,
+            status_uri TEXT NOT NULL,
+            status_list INTEGER NOT NULL,
+            status_index INTEGER NOT NULL,
+            status INTEGER NOT NULL DEFAULT 0,
+            key_thumbprint TEXT NOT NULL,
+            notification_id TEXT,
+            notification_event TEXT,
+            issued_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            UNIQUE (status_list, status_index)
+        ) STRICT
+        """,
+        """
+        INSERT INTO issued_credentials_v4 (rowid, id, issuer, persona, configuration_id, status_uri, status_list, status_index,
+            status, key_thumbprint, notification_id, notification_event, issued_at, expires_at)
+        SELECT c.rowid, c.id, c.issuer, c.persona, c.configuration_id, c.status_uri, l.id, c.status_index,
+            c.status, c.key_thumbprint, c.notification_id, c.notification_event, c.issued_at, c.expires_at
+        FROM issued_credentials c JOIN status_lists l ON l.uri = c.status_uri
+        """,
+        "DROP TABLE issued_credentials",
+        "ALTER TABLE issued_credentials_v4 RENAME TO issued_credentials",
+        "CREATE INDEX issued_credentials_by_notification ON issued_credentials (notification_id)",
+        "CREATE INDEX issued_credentials_by_status ON issued_credentials (status_list, status) WHERE status <> 0",
+    ]
+}

@@ -38,19 +38,23 @@ public struct IssuedCredentialRecord: Sendable, Equatable {
 }
 
 /// Issued-credential records (`issued_credentials`), which are also the status lists' content:
-/// a list is built from the rows that name its URI.
+/// a list is built from the rows that name it. Entries are keyed by the list's integer id
+/// (schema step 4) while callers name lists by URI, so each statement looks the id up with
+/// `(SELECT id FROM status_lists WHERE uri = ?)`, which SQLite evaluates once, through the
+/// lists' URI index, before it touches the entries.
 public struct IssuedCredentialRepository: Sendable {
     private let database: Database
 
     public init(database: Database) { self.database = database }
 
-    /// Inserts a record; a taken (status_uri, status_index) pair is `StoreError.constraint`.
+    /// Inserts a record; a taken (status_uri, status_index) pair, or a list never opened
+    /// (see `StatusListRepository`), is `StoreError.constraint`.
     public func insert(_ record: IssuedCredentialRecord) throws(StoreError) {
         try database.execute(
             """
-            INSERT INTO issued_credentials (id, issuer, persona, configuration_id, status_uri, status_index, status,
+            INSERT INTO issued_credentials (id, issuer, persona, configuration_id, status_uri, status_list, status_index, status,
                 key_thumbprint, notification_id, notification_event, issued_at, expires_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?1, ?2, ?3, ?4, ?5, (SELECT id FROM status_lists WHERE uri = ?5), ?6, ?7, ?8, ?9, ?10, ?11, ?12)
             """,
             [.text(record.id), .text(record.issuer), .text(record.persona), .text(record.configurationID),
              .text(record.statusURI), .integer(Int64(record.statusIndex)), .integer(Int64(record.status)),
@@ -95,21 +99,26 @@ public struct IssuedCredentialRepository: Sendable {
 
     /// Whether an entry of the list at `uri` is taken.
     public func isTaken(statusURI uri: String, index: Int) throws(StoreError) -> Bool {
-        try !database.query("SELECT 1 FROM issued_credentials WHERE status_uri = ? AND status_index = ?",
-                            [.text(uri), .integer(Int64(index))]).isEmpty
+        try !database.query(
+            "SELECT 1 FROM issued_credentials WHERE status_list = (SELECT id FROM status_lists WHERE uri = ?) AND status_index = ?",
+            [.text(uri), .integer(Int64(index))]).isEmpty
     }
 
     /// How many entries of the list at `uri` are taken.
     public func count(statusURI uri: String) throws(StoreError) -> Int {
-        Int(try database.query("SELECT COUNT(*) AS n FROM issued_credentials WHERE status_uri = ?", [.text(uri)])
-            .first?.int("n") ?? 0)
+        Int(try database.query(
+            "SELECT COUNT(*) AS n FROM issued_credentials WHERE status_list = (SELECT id FROM status_lists WHERE uri = ?)",
+            [.text(uri)]).first?.int("n") ?? 0)
     }
 
     /// (index, status) of every entry of the list at `uri` that is not valid (0): all a status
     /// list needs, read through the partial index on non-zero statuses.
     public func nonValidStatuses(statusURI uri: String) throws(StoreError) -> [(index: Int, status: Int)] {
-        try database.query("SELECT status_index, status FROM issued_credentials WHERE status_uri = ? AND status <> 0",
-                           [.text(uri)]).map { (Int($0.int("status_index") ?? 0), Int($0.int("status") ?? 0)) }
+        try database.query(
+            """
+            SELECT status_index, status FROM issued_credentials
+            WHERE status_list = (SELECT id FROM status_lists WHERE uri = ?) AND status <> 0
+            """, [.text(uri)]).map { (Int($0.int("status_index") ?? 0), Int($0.int("status") ?? 0)) }
     }
 
     static func record(_ row: Row) -> IssuedCredentialRecord {

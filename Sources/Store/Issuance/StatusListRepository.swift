@@ -1,5 +1,5 @@
 /// One row of `status_lists`: a Token Status List an issuer opened. Its entries live in
-/// `issued_credentials` (status_uri, status_index, status).
+/// `issued_credentials` (status_list = its `id`, status_index, status).
 public struct StatusListRecord: Sendable, Equatable {
     public var uri: String
     public var issuer: String
