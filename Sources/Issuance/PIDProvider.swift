@@ -36,10 +36,11 @@ public final class PIDProvider: Sendable {
     public let walletProviderTrust: WalletProviderTrust?
     /// `Authorization: Bearer <adminToken>` opens the admin API.
     public let adminToken: String
-    /// The MAC key of stateless `DPoP-Nonce`s, derived once (see `dpopNonce()`).
-    let dpopNonceKey: [UInt8]
+    /// The MAC key of stateless `DPoP-Nonce`s, derived once (see `dpopNonce()`), with its
+    /// HMAC contexts kept (see `HMAC.SHA256Key`).
+    let dpopNonceKey: HMAC.SHA256Key
     /// The MAC key of stateless `c_nonce`s (see `issueCNonce()`).
-    let cNonceKey: [UInt8]
+    let cNonceKey: HMAC.SHA256Key
     /// Claims shared by the PIDs issued to one persona in one configuration on one day.
     let preparedClaims = PreparedClaimsCache()
     /// Entries taken in the status list that new credentials go to (see `allocateStatusEntries`).
@@ -60,8 +61,8 @@ public final class PIDProvider: Sendable {
         self.attestationRoots = attestationRoots
         self.walletProviderTrust = walletProviderTrust
         self.adminToken = adminToken
-        dpopNonceKey = Self.nonceKey(issuer: issuer, recoverySecret: keys.recoverySecret, label: "trustbed DPoP-Nonce v1")
-        cNonceKey = Self.nonceKey(issuer: issuer, recoverySecret: keys.recoverySecret, label: "trustbed c_nonce v1")
+        dpopNonceKey = HMAC.SHA256Key(Self.nonceKey(issuer: issuer, recoverySecret: keys.recoverySecret, label: "trustbed DPoP-Nonce v1"))
+        cNonceKey = HMAC.SHA256Key(Self.nonceKey(issuer: issuer, recoverySecret: keys.recoverySecret, label: "trustbed c_nonce v1"))
     }
 
     /// A fresh unguessable value (codes, tokens, nonces, ids): 32 random bytes, base64url.

@@ -10,9 +10,14 @@ import Darwin
 /// looking at a cache or the server state) proceed together; writes (a new signature, a reload)
 /// are rare and exclusive. With a plain mutex the worker threads queued behind each other on
 /// every request.
+///
+/// `read`, `withLock` and `current` are inlinable so that callers in other modules get them
+/// specialized for their value type: unspecialized, `current` was a generic call through
+/// value witnesses (340 instructions), and the server reads its state on every request;
+/// inlined, that read went from 411 to 246 instructions (callgrind, issuance-callgrind.sh).
 public final class Locked<Value>: @unchecked Sendable {
-    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
-    private var value: Value
+    @usableFromInline let lock: UnsafeMutablePointer<pthread_rwlock_t>
+    @usableFromInline var value: Value
 
     public init(_ value: Value) {
         self.value = value
@@ -28,6 +33,7 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Shared access; several readers run at once.
+    @inlinable
     public func read<T, E: Error>(_ body: (Value) throws(E) -> T) throws(E) -> T {
         pthread_rwlock_rdlock(lock)
         defer { pthread_rwlock_unlock(lock) }
@@ -35,6 +41,7 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Exclusive access.
+    @inlinable
     public func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
         pthread_rwlock_wrlock(lock)
         defer { pthread_rwlock_unlock(lock) }
@@ -42,5 +49,6 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// A copy of the value.
+    @inlinable
     public var current: Value { read { $0 } }
 }

@@ -1,4 +1,5 @@
 import Cryptography
+import Foundation
 import XCTest
 
 final class HMACTests: XCTestCase {
@@ -18,6 +19,26 @@ final class HMACTests: XCTestCase {
     func testEmptyKeyAndData() {
         XCTAssertEqual(hex(HMAC.sha256(key: [], data: [])),
                        "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+    }
+
+    /// A kept key gives the one-shot MAC, call after call (its contexts restart from the
+    /// key), and from several threads at once.
+    func testKeptKeyMatchesOneShot() {
+        for key in [[UInt8](), Array("Jefe".utf8), [UInt8](repeating: 0xaa, count: 131)] {
+            let kept = HMAC.SHA256Key(key)
+            for length in [0, 1, 8, 24, 64, 65, 300] {
+                let data = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ key.count) }
+                XCTAssertEqual(kept.mac(data), HMAC.sha256(key: key, data: data))
+                XCTAssertEqual(kept.mac(data), HMAC.sha256(key: key, data: data))
+            }
+        }
+        let kept = HMAC.SHA256Key(Array("Jefe".utf8))
+        let message = Array("what do ya want for nothing?".utf8)
+        XCTAssertEqual(hex(kept.mac(message)), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        let expected = HMAC.sha256(key: Array("Jefe".utf8), data: message)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<200 { XCTAssertEqual(kept.mac(message), expected) }
+        }
     }
 
     private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

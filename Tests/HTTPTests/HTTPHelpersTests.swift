@@ -31,6 +31,16 @@ final class HTTPHelpersTests: XCTestCase {
         XCTAssertEqual(HTTPResponse.html("<p>").header("Content-Type"), "text/html; charset=utf-8")
     }
 
+    /// A request built by hand carries the address it was given, and a handler may set one
+    /// (the server's own are formatted on demand; HTTPServerRequestTests reads them).
+    func testRemoteAddressIsSettable() {
+        var request = HTTPRequest(method: .get, path: "/", remoteAddress: "192.0.2.7")
+        XCTAssertEqual(request.remoteAddress, "192.0.2.7")
+        request.remoteAddress = "2001:db8::1"
+        XCTAssertEqual(request.remoteAddress, "2001:db8::1")
+        XCTAssertEqual(HTTPRequest(method: .get, path: "/").remoteAddress, "")
+    }
+
     func testRequestCookies() {
         let request = HTTPRequest(method: .get, path: "/", headers: ["Cookie": "session=abc; theme=\"dark\";x=1; bad; session=shadowed"])
         XCTAssertEqual(request.cookies, ["session": "abc", "theme": "dark", "x": "1"])

@@ -15,6 +15,25 @@ final class SplicedJSONTests: XCTestCase {
         }
     }
 
+    /// A plain fragment (a compact SD-JWT, base64url) is quoted unchecked: the same bytes.
+    func testPlainStringFragmentIsTheWritersSerialization() {
+        for s in ["", "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJ4In0.c2lnbmF0dXJl~WyJzYWx0IiwibmFtZSIsInZhbHVlIl0~",
+                  String(repeating: "A-_.~", count: 1_500)] {
+            XCTAssertEqual(SplicedJSON.Fragment(plainString: s).text, JSONValue.string(s).bytes, s)
+            XCTAssertEqual(SplicedJSON.Fragment(plainString: s).value, .string(s))
+        }
+    }
+
+    /// The credential response splices several credentials: same bytes as the writer's.
+    func testCredentialResponseIsTheWritersSerialization() {
+        let sdJWT = "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJ4In0.c2lnbmF0dXJl~WyJzYWx0IiwibmFtZSIsInZhbHVlIl0~"
+        let json: JSONValue = ["credentials": [["credential": .string(sdJWT)], ["credential": "omdkb2NUeXBl"]],
+                               "notification_id": "n-1"]
+        XCTAssertEqual(PIDProvider.splicingCredentials(json).bytes, json.bytes)
+        let deferred: JSONValue = ["transaction_id": "t", "interval": 5]
+        XCTAssertEqual(PIDProvider.splicingCredentials(deferred).bytes, deferred.bytes)
+    }
+
     func testSplicedBytesEqualTheValuesBytes() {
         let big = String(repeating: "eyJ0eXAiOiJkYytzZC1qd3QifQ", count: 300)
         let fragments = [SplicedJSON.Fragment(string: big), SplicedJSON.Fragment(["b": [1, 2], "a": "x\"y", "c": .null]),

@@ -76,6 +76,30 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(try Parameters(encoded: "t=true").bool("t"), true)
     }
 
+    /// `single` and `optional` scan for the first value and a repeat: the same answers as
+    /// `all(name)` would give, wherever the repeat is.
+    func testSingleAndOptionalFindRepeatsAnywhere() throws {
+        let p = Parameters(encoded: "x=1&y=&a=2&y=3&z=4&x=5")
+        XCTAssertThrowsError(try p.single("x")) { XCTAssertEqual($0 as? ParameterError, .repeated("x")) }
+        XCTAssertThrowsError(try p.optional("x")) { XCTAssertEqual($0 as? ParameterError, .repeated("x")) }
+        // An empty first value is missing for `single` even when repeated; `optional` refuses the repeat.
+        XCTAssertThrowsError(try p.single("y")) { XCTAssertEqual($0 as? ParameterError, .missing("y")) }
+        XCTAssertThrowsError(try p.optional("y")) { XCTAssertEqual($0 as? ParameterError, .repeated("y")) }
+        XCTAssertEqual(try p.single("z"), "4")
+        XCTAssertEqual(try p.optional("a"), "2")
+        XCTAssertNil(try p.optional("absent"))
+        XCTAssertThrowsError(try p.single("absent")) { XCTAssertEqual($0 as? ParameterError, .missing("absent")) }
+    }
+
+    /// Splitting keeps order, repeats and empty values, and skips empty pieces.
+    func testPairsSplitting() {
+        let pairs = URLEncoding.pairs("&a=1&&b&c=&a=2=3&")
+        XCTAssertEqual(pairs.map(\.name), ["a", "b", "c", "a"])
+        XCTAssertEqual(pairs.map(\.value), ["1", "", "", "2=3"])
+        XCTAssertTrue(URLEncoding.pairs("").isEmpty)
+        XCTAssertTrue(URLEncoding.pairs("&&").isEmpty)
+    }
+
     func testEncodedRoundTrips() {
         let p = Parameters(pairs: [("redirect_uri", "https://w.example/cb?x=1&y=2"), ("state", "a b/ü")])
         let back = Parameters(encoded: p.encoded)

@@ -14,7 +14,18 @@ public struct HTTPRequest: Sendable {
     /// (callgrind, 2026-11-25), more than scanning the list at each `header(_:)`.
     public private(set) var fields: [(name: String, value: String)]
     public var body: [UInt8]
-    public var remoteAddress: String
+    /// The client's IP address as text ("" when unknown). From the server it is formatted
+    /// when read (see `ClientAddress`).
+    public var remoteAddress: String {
+        get {
+            switch remote {
+            case .text(let text): return text
+            case .client(let address): return address.text
+            }
+        }
+        set { remote = .text(newValue) }
+    }
+    private var remote: Remote
     /// The routing headers as the server already read them (for its memo), so that routing
     /// does not look them up again; nil for a request built elsewhere. See `routingHeaders`.
     var routing: RoutingHeaders?
@@ -28,13 +39,13 @@ public struct HTTPRequest: Sendable {
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             Self.add(name: ASCII.lowercased(name), value: value, to: &fields)
         }
-        self.init(trustedMethod: method, path: path, rawQuery: rawQuery, fields: fields, body: body, remoteAddress: remoteAddress)
+        self.init(trustedMethod: method, path: path, rawQuery: rawQuery, fields: fields, body: body, remote: .text(remoteAddress))
     }
 
     /// For the server, whose header names are already lower-cased and repeats joined.
     init(
         trustedMethod method: HTTPMethod, path: String, rawQuery: String?, fields: [(name: String, value: String)],
-        body: [UInt8], remoteAddress: String
+        body: [UInt8], remote: Remote
     ) {
         self.method = method
         self.path = path
@@ -42,7 +53,14 @@ public struct HTTPRequest: Sendable {
         self.query = rawQuery.map { URLEncoding.pairs($0) } ?? []
         self.fields = fields
         self.body = body
-        self.remoteAddress = remoteAddress
+        self.remote = remote
+    }
+
+    /// Where `remoteAddress` comes from: given as text, or the server's copy of the socket
+    /// address, formatted on demand.
+    enum Remote: Sendable {
+        case text(String)
+        case client(ClientAddress)
     }
 
     /// Header fields by lower-cased name; repeated fields are joined with ", ".

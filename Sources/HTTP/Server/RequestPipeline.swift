@@ -146,7 +146,7 @@ extension HTTPServer {
         var request = HTTPRequest(
             trustedMethod: kind, path: path, rawQuery: rawQuery,
             fields: ConnectionInfo.fields(connection), body: body,
-            remoteAddress: ConnectionInfo.remoteAddress(connection))
+            remote: .client(ConnectionInfo.clientAddress(connection)))
         request.routing = routing
         let response = handler(request)
         if let begin = response.deferredStart {

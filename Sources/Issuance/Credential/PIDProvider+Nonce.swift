@@ -57,6 +57,6 @@ extension PIDProvider {
     }
 
     func cNonceMAC(_ body: [UInt8]) -> [UInt8] {
-        Array(HMAC.sha256(key: cNonceKey, data: body).prefix(16))
+        Array(cNonceKey.mac(body).prefix(16))
     }
 }

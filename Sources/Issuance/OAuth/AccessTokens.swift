@@ -55,14 +55,18 @@ extension PIDProvider {
         guard let authorization = request.authorization, !authorization.isEmpty else {
             throw IssuanceError(.invalidToken, "an access token is required", authenticationScheme: challenge)
         }
-        guard let space = authorization.firstIndex(of: " ") else {
+        // Searched as UTF-8 bytes (a space is ASCII, so its index is a character boundary), in
+        // contiguous memory: by Character and through the generic UTF8View the two searches
+        // cost 4,600 instructions per credential request (callgrind, issuance-callgrind.sh);
+        // `contains(" ")` on the String was Foundation's substring search (11,000).
+        guard let space = authorization.utf8.firstIndex(of: UInt8(ascii: " ")) else {
             throw IssuanceError(.invalidToken, "malformed Authorization header", authenticationScheme: challenge)
         }
         let scheme = authorization[..<space].lowercased()
-        let token = authorization[authorization.index(after: space)...].trimmingLeadingSpaces()
-        // On the UTF-8 bytes: `contains(" ")` is Foundation's substring search (11,000
-        // instructions per request, callgrind).
-        guard !token.isEmpty, !token.utf8.contains(UInt8(ascii: " ")) else {
+        let token = authorization[authorization.utf8.index(after: space)...].trimmingLeadingSpaces()
+        let tokenHasSpace = token.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: " ")) }
+            ?? token.utf8.contains(UInt8(ascii: " "))
+        guard !token.isEmpty, !tokenHasSpace else {
             throw IssuanceError(.invalidToken, "malformed Authorization header", authenticationScheme: challenge)
         }
         guard scheme == "dpop" || scheme == "bearer" else {

@@ -111,7 +111,7 @@ extension PIDProvider {
     }
 
     private func dpopNonceMAC(_ timeBytes: [UInt8]) -> [UInt8] {
-        Array(HMAC.sha256(key: dpopNonceKey, data: timeBytes).prefix(16))
+        Array(dpopNonceKey.mac(timeBytes).prefix(16))
     }
 
     /// HKDF of the recovery secret with the issuer as salt and a label per use (DPoP nonces,
