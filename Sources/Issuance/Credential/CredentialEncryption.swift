@@ -104,15 +104,15 @@ extension PIDProvider {
 
     /// The response with each `credentials[].credential` string (a compact SD-JWT or base64url
     /// mdoc, kilobytes that need no JSON escape) copied in rather than written by the JSON
-    /// writer; the bytes are those of `json.bytes` (see SplicedJSON). Every such string comes
-    /// from this issuer's own SD-JWT or mdoc writer (`issueCredentials`), made of base64url
-    /// text, `.` and `~` only, so it is quoted without scanning it for escapes.
+    /// writer; the bytes are those of `json.bytes` (see SplicedJSON). Each is still checked for
+    /// characters that need an escape (10,600 instructions for a 7 KB SD-JWT, 0.3% of a flow):
+    /// what goes into a JSON response is not trusted to its maker's alphabet.
     static func splicingCredentials(_ json: JSONValue) -> SplicedJSON {
         guard let members = json.objectValue, let credentials = members["credentials"]?.arrayValue,
               credentials.allSatisfy({ $0["credential"]?.stringValue != nil }) else {
             return SplicedJSON(fragments: [], template: { _ in json })
         }
-        let fragments = credentials.map { SplicedJSON.Fragment(plainString: $0["credential"]!.stringValue!) }
+        let fragments = credentials.map { SplicedJSON.Fragment(string: $0["credential"]!.stringValue!) }
         return SplicedJSON(fragments: fragments) { values in
             var members = members
             members["credentials"] = .array(zip(credentials, values).map { credential, value in

@@ -19,16 +19,6 @@ struct SplicedJSON {
             text = value.bytes
         }
 
-        /// A string its maker guarantees to need no escape: only base64url characters, `.`
-        /// and `~`, as a compact SD-JWT or JWS and a base64url mdoc are by construction. Quoted
-        /// as it is, without the check of `init(string:)` (10,600 instructions for a 7 KB
-        /// SD-JWT, callgrind); debug builds still check.
-        init(plainString string: String) {
-            assert(JSONValue.needsNoEscape(string), "a plain fragment needs a JSON escape")
-            value = .string(string)
-            text = Self.quoted(string)
-        }
-
         /// A string that is expected to need no escape (a compact JWS or SD-JWT, base64url):
         /// quoted as it is when it indeed needs none, else serialized by the JSON writer.
         init(string: String) {
@@ -37,16 +27,12 @@ struct SplicedJSON {
                 text = value.bytes
                 return
             }
-            text = Self.quoted(string)
-        }
-
-        private static func quoted(_ string: String) -> [UInt8] {
             var quoted: [UInt8] = []
             quoted.reserveCapacity(string.utf8.count + 2)
             quoted.append(UInt8(ascii: "\""))
             quoted += string.utf8
             quoted.append(UInt8(ascii: "\""))
-            return quoted
+            text = quoted
         }
     }
 
