@@ -1,4 +1,3 @@
-import CSQLite
 @testable import Store
 import XCTest
 
@@ -7,12 +6,7 @@ import XCTest
 final class IssuanceSchemaUpgradeTests: XCTestCase {
     /// A file at user_version 2 holding an offer of each grant, a seen `jti` and a record.
     private func versionTwoDatabase() throws -> String {
-        let path = try temporaryDatabasePath()
-        var handle: OpaquePointer?
-        XCTAssertEqual(sqlite3_open(path, &handle), SQLITE_OK)
-        defer { sqlite3_close(handle) }
-        let statements = Migrations.steps[0] + Migrations.steps[1] + [
-            "PRAGMA user_version = 2",
+        try databaseAtSchemaVersion(2, rows: [
             """
             INSERT INTO issuance_offers (id, issuer, persona, configuration_ids, grant_type, pre_authorized_code, tx_code,
                 tx_code_failures, issuer_state, created_at, expires_at, redeemed_at)
@@ -25,11 +19,7 @@ final class IssuanceSchemaUpgradeTests: XCTestCase {
                 notification_id, issued_at, expires_at)
             VALUES ('c-1', 'https://i', 'erika', 'urn:eudi:pid:1', 'https://i/status/1', 7, 'jkt', 'note-1', 10, 1000)
             """,
-        ]
-        for sql in statements {
-            XCTAssertEqual(sqlite3_exec(handle, sql, nil, nil, nil), SQLITE_OK, sql)
-        }
-        return path
+        ])
     }
 
     func testVersionTwoDatabaseUpgradesAndKeepsItsRows() throws {

@@ -1,4 +1,3 @@
-import CSQLite
 @testable import Store
 import XCTest
 
@@ -11,12 +10,7 @@ final class StatusEntrySchemaUpgradeTests: XCTestCase {
     /// A file at user_version 3 with two lists (the second the newest), three records (one
     /// revoked) and one record whose list was never recorded (a file edited by hand).
     private func versionThreeDatabase() throws -> String {
-        let path = try temporaryDatabasePath()
-        var handle: OpaquePointer?
-        XCTAssertEqual(sqlite3_open(path, &handle), SQLITE_OK)
-        defer { sqlite3_close(handle) }
-        let statements = Migrations.steps[0] + Migrations.steps[1] + Migrations.steps[2] + [
-            "PRAGMA user_version = 3",
+        try databaseAtSchemaVersion(3, rows: [
             """
             INSERT INTO status_lists (uri, issuer, bits, size, created_at)
             VALUES ('\(first)', 'https://i', 2, 65536, 10), ('\(second)', 'https://i', 2, 65536, 20)
@@ -29,11 +23,7 @@ final class StatusEntrySchemaUpgradeTests: XCTestCase {
                    ('c-3', 'https://i', 'erika', 'urn:eudi:pid:1', '\(second)', 7, 2, 'jkt', 'note-2', 20, 1000),
                    ('c-4', 'https://j', 'zoe', 'urn:eudi:pid:1', 'https://j/status/1', 3, 0, 'jkt', NULL, 30, 1000)
             """,
-        ]
-        for sql in statements {
-            XCTAssertEqual(sqlite3_exec(handle, sql, nil, nil, nil), SQLITE_OK, sql)
-        }
-        return path
+        ])
     }
 
     func testVersionThreeDatabaseKeepsEveryRecordAndList() throws {
