@@ -41,17 +41,18 @@ extension PIDProvider {
 
     /// The issue time of a nonce this issuer made that is neither older than `nonceLifetime`
     /// nor from the future (5 s of leeway, as for DPoP nonces); nil otherwise. Both layouts
-    /// have the same length and MAC key; the MAC covers the body as laid out, and a body read
-    /// in the wrong layout yields a time of random bytes, which the window refuses.
+    /// have the same length and MAC key, and the MAC covers the body whatever its layout, so it
+    /// is checked once; a body read in the wrong layout yields a time of random bytes, which
+    /// the window refuses.
     private func cNonceTime(_ nonce: String, now: Int64) -> Int64? {
         guard nonce.utf8.count == 54, let bytes = Base64URL.decode(nonce), bytes.count == 40 else { return nil }
         let body = Array(bytes[0..<24])
+        var difference: UInt8 = 0
+        for (a, b) in zip(cNonceMAC(body), bytes[24...]) { difference |= a ^ b }
+        guard difference == 0 else { return nil }
         for timeAt in [0, 16] {  // this version's layout, then the earlier one's
             let time = body[timeAt..<timeAt + 8].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            guard time <= now + 5, now - time < configuration.nonceLifetime else { continue }
-            var difference: UInt8 = 0
-            for (a, b) in zip(cNonceMAC(body), bytes[24...]) { difference |= a ^ b }
-            if difference == 0 { return time }
+            if time <= now + 5, now - time < configuration.nonceLifetime { return time }
         }
         return nil
     }
