@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 import requests
@@ -198,6 +199,42 @@ def test_bench_smoke(pid, issuer, configuration, extra):
     # The client's own CPU, which on shared cores is taken from the issuer.
     assert report["client_cpu_seconds"] > 0 and report["client_cpu_ms_per_flow"] == pytest.approx(
         report["client_cpu_seconds"] * 1000 / 20), report
+
+
+def bench_thread_policies(pid, issuer, *extra: str) -> tuple[dict, set[int]]:
+    """Runs a 3-second bench and reads the scheduling policy (field 41 of /proc/PID/task/TID/stat)
+    of its client threads ("bench-N") while they run: returns the report and the policies seen."""
+    from harness import trustbed_binary
+    import subprocess
+    proc = subprocess.Popen([str(trustbed_binary()), "wallet", "bench", "--issuer", issuer, "--admin-token", pid.admin_token,
+                             "--persona", persona(pid)["id"], "--concurrency", "2", "--duration", "3", "--json", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    policies: set[int] = set()
+    deadline = time.time() + 30
+    while proc.poll() is None and time.time() < deadline and not policies:
+        for task in Path(f"/proc/{proc.pid}/task").glob("*"):
+            try:
+                if (task / "comm").read_text().strip().startswith("bench-"):
+                    stat = (task / "stat").read_text()
+                    policies.add(int(stat[stat.rindex(")") + 2:].split()[38]))
+            except (OSError, ValueError):
+                pass
+        time.sleep(0.05)
+    out, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 0, f"bench exited {proc.returncode}: {err[-2000:]}"
+    return json.loads(out), policies
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_bench_threads_run_under_sched_batch_unless_told_otherwise(pid, issuer):
+    """The client threads yield to the issuer on shared cores: SCHED_BATCH (3) by default, the
+    default policy (SCHED_OTHER, 0) with --scheduling normal; the report says which."""
+    report, policies = bench_thread_policies(pid, issuer)
+    assert policies == {3} and report["scheduling"] == "batch" and report["errors"] == {}, (policies, report)
+    report, policies = bench_thread_policies(pid, issuer, "--scheduling", "normal")
+    assert policies == {0} and report["scheduling"] == "normal" and report["errors"] == {}, (policies, report)
+    bad = run_cli("wallet", "bench", "--issuer", issuer, "--scheduling", "fifo", timeout=TIMEOUT)
+    assert bad.returncode != 0 and "scheduling" in bad.stderr, bad.stderr
 
 
 # ---------------------------------------------------------------------------- an independent mock issuer

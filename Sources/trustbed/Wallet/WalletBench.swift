@@ -25,6 +25,9 @@ struct WalletBench: ParsableCommand {
     @Flag(help: ArgumentHelp("Send every request through libcurl, as `wallet receive` does.",
                              discussion: "By default http:// issuers get the lean keep-alive client (PlainHTTPConnection), which leaves more of the machine's CPU to the issuer; https always uses libcurl."))
     var curl = false
+    @Option(help: ArgumentHelp("Scheduling policy of the client threads: batch or normal.",
+                               discussion: "batch (Linux SCHED_BATCH): a client thread woken by a response does not preempt the issuer's running thread on a shared core; normal: the default policy."))
+    var scheduling = BenchScheduling.batch
     @Flag(help: "Print the report as JSON.") var json = false
     @Option(help: ArgumentHelp("Append \"<status list uri> <idx>\" of every SD-JWT VC received to this file.",
                                discussion: "The benchmark's kill -9 check compares it with the issuer's records after a restart."))
@@ -80,7 +83,11 @@ struct WalletBench: ParsableCommand {
         let done = DispatchGroup()
         for index in 0..<concurrency {
             done.enter()
-            let thread = Thread {
+            let thread = Thread { [scheduling] in
+                Self.nameCurrentThread("bench-\(index)")
+                if !scheduling.applyToCurrentThread(), index == 0 {
+                    walletLog("warning: the system refused the \(scheduling.rawValue) scheduling policy; the threads keep the default one")
+                }
                 run.work(deadline: deadline)
                 done.leave()
             }
@@ -90,6 +97,18 @@ struct WalletBench: ParsableCommand {
         done.wait()
         report(run, seconds: Date().timeIntervalSince(started), cpuSeconds: Self.processCPUSeconds() - cpuBefore, configuration: chosen)
         if run.totals.current.credentials == 0 { throw ExitCode(1) }
+    }
+
+    /// Names the calling thread in the kernel (Foundation's `Thread.name` is not, on Linux), so
+    /// that perf, top and the interop test of the scheduling policy can tell the client threads.
+    /// pthread_setname_np is a GNU extension Glibc's Swift module does not export.
+    static func nameCurrentThread(_ name: String) {
+        #if os(Linux)
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = name.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, min($0.count - 1, 15)) }
+        close(fd)
+        #endif
     }
 
     /// User plus system CPU time of this process so far (getrusage(2)).
@@ -113,7 +132,8 @@ struct WalletBench: ParsableCommand {
         let cpuPerFlow = totals.flows > 0 ? cpuSeconds * 1000 / Double(totals.flows) : 0
         var steps: [String: JSONValue] = [:]
         var lines = [
-            "configuration: \(configuration.id) (\(configuration.format)), dpop: \(dpop), batch: \(batch), concurrency: \(concurrency)",
+            "configuration: \(configuration.id) (\(configuration.format)), dpop: \(dpop), batch: \(batch), concurrency: \(concurrency), "
+                + "scheduling: \(scheduling.rawValue)",
             String(format: "credentials: %d in %.2f s = %.1f credentials/s (%d flows)", totals.credentials, seconds, rate, totals.flows),
         ]
         for step in BenchRun.Step.allCases {
@@ -135,6 +155,7 @@ struct WalletBench: ParsableCommand {
             let document: JSONValue = [
                 "credential_configuration_id": .string(configuration.id), "format": .string(configuration.format),
                 "dpop": .bool(dpop), "batch": JSONValue(batch), "concurrency": JSONValue(concurrency),
+                "scheduling": .string(scheduling.rawValue),
                 "credentials": JSONValue(totals.credentials), "flows": JSONValue(totals.flows), "seconds": .double(seconds),
                 "credentials_per_second": .double(rate), "steps": .object(steps), "verified_samples": JSONValue(totals.verified),
                 "client_cpu_seconds": .double(cpuSeconds), "client_cpu_ms_per_flow": .double(cpuPerFlow),
