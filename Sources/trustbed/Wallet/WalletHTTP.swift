@@ -21,6 +21,9 @@ final class WalletHTTP {
         func header(_ name: String) -> String? { headers[name.lowercased()] }
         /// The body as a JSON object, or nil.
         var json: [String: JSONValue]? { (try? JSONValue.parse(body))?.objectValue }
+        /// The body as a JSON object with only `members` in it, or nil when it is not a JSON
+        /// object (checked whole all the same): for responses whose other members are not read.
+        func json(_ members: ResponseJSON) -> [String: JSONValue]? { members.object(body) }
         var contentType: String {
             (header("content-type") ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         }

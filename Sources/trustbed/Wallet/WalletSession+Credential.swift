@@ -8,11 +8,15 @@ extension WalletSession {
     func nonce() throws -> String? {
         guard let endpoint = context.issuer.nonceEndpoint else { return nil }
         let reply = try http.send("POST", endpoint, headers: ["Accept: application/json"], body: [])
-        guard reply.status == 200, let nonce = reply.json?["c_nonce"]?.stringValue, !nonce.isEmpty else {
+        guard reply.status == 200, let nonce = reply.json(Self.nonceMembers)?["c_nonce"]?.stringValue, !nonce.isEmpty else {
             throw WalletError.server(step: "nonce endpoint", status: reply.status, body: reply.text)
         }
         return nonce
     }
+
+    private static let nonceMembers = ResponseJSON("c_nonce")
+    /// §8.3: what the wallet reads of a credential response.
+    private static let credentialMembers = ResponseJSON("credentials", "notification_id")
 
     /// §8: one credential per proof key. `identifier` (from the token response's
     /// `authorization_details`) replaces `configurationID` when present (§8.2). A 202 answer is
@@ -38,7 +42,7 @@ extension WalletSession {
         let reply = try post(context.issuer.credentialEndpoint, request, accessToken: accessToken, step: "credential endpoint")
         if reply.status == 202 { return try deferred(reply.json, accessToken: accessToken, maximumWait: maximumWait) }
         guard reply.status == 200 else { throw WalletError.server(step: "credential endpoint", status: reply.status, body: reply.text) }
-        return try delivery(reply.json, step: "credential response", deferred: false)
+        return try delivery(reply.json(Self.credentialMembers), step: "credential response", deferred: false)
     }
 
     /// §9: polls with the transaction_id until the credential arrives. 1.0 Final answers 202
@@ -60,7 +64,7 @@ extension WalletSession {
             let reply = try post(endpoint, ["transaction_id": .string(transaction)], accessToken: accessToken, step: "deferred endpoint")
             switch reply.status {
             case 200:
-                return try delivery(reply.json, step: "deferred credential response", deferred: true)
+                return try delivery(reply.json(Self.credentialMembers), step: "deferred credential response", deferred: true)
             case 202:
                 if let next = reply.json?["interval"]?.intValue { interval = Double(next) }
             case 400 where reply.json?["error"]?.stringValue == "issuance_pending":
