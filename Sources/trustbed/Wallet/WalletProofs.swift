@@ -46,40 +46,6 @@ struct HolderKey: @unchecked Sendable {
     }
 }
 
-/// A JWT claims set written straight into its bytes, as `JSONValue.object(claims).bytes` writes
-/// it (the caller adds the members in name order), for the proofs made on every request.
-private struct ClaimsWriter {
-    private(set) var bytes: [UInt8] = []
-
-    init(capacity: Int) {
-        bytes.reserveCapacity(capacity)
-        bytes.append(UInt8(ascii: "{"))
-    }
-
-    private mutating func name(_ name: StaticString) {
-        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
-    }
-
-    mutating func string(_ member: StaticString, _ value: String) {
-        name(member)
-        JSONValue.encodeString(value, appendingTo: &bytes)
-    }
-
-    mutating func int(_ member: StaticString, _ value: Int64) {
-        name(member)
-        bytes.append(contentsOf: String(value).utf8)
-    }
-
-    mutating func finish() -> [UInt8] {
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
-    }
-}
-
 enum WalletProofs {
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
@@ -88,7 +54,7 @@ enum WalletProofs {
     /// RFC 9449 §4.2: a DPoP proof for one request. `htu` is the target URI without query and
     /// fragment; `ath` (§4.3) binds the proof to the access token at a resource server.
     static func dpop(key: HolderKey, method: String, url: String, nonce: String?, accessToken: String?) throws -> String {
-        var claims = ClaimsWriter(capacity: 160 + url.utf8.count + (nonce?.utf8.count ?? 0))
+        var claims = JSONObjectWriter(capacity: 160 + url.utf8.count + (nonce?.utf8.count ?? 0))
         if let accessToken { claims.string("ath", Base64URL.encode(Digest.sha256(Array(accessToken.utf8)))) }
         claims.string("htm", method)
         claims.string("htu", htu(url))
@@ -108,7 +74,7 @@ enum WalletProofs {
     /// OpenID4VCI 1.0 Appendix F.1: the `jwt` key proof. `iss` is the client_id, omitted in the
     /// anonymous pre-authorized flow; `nonce` is the c_nonce when the issuer has a nonce endpoint.
     static func keyProof(key: HolderKey, audience: String, nonce: String?, clientID: String?) throws -> String {
-        var claims = ClaimsWriter(capacity: 64 + audience.utf8.count + (nonce?.utf8.count ?? 0) + (clientID?.utf8.count ?? 0))
+        var claims = JSONObjectWriter(capacity: 64 + audience.utf8.count + (nonce?.utf8.count ?? 0) + (clientID?.utf8.count ?? 0))
         claims.string("aud", audience)
         claims.int("iat", now())
         if let clientID { claims.string("iss", clientID) }
