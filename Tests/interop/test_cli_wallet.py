@@ -301,13 +301,17 @@ def make_pki():
 
 class MockIssuer:
     def __init__(self, *, require_dpop: bool = False, deferred: bool = False, encrypt: bool = False, status_value: int = 0,
-                 http11: bool = False, chunked: bool = False, drop_after: int | None = None, close_delimited: bool = False):
+                 http11: bool = False, chunked: bool = False, drop_after: int | None = None, close_delimited: bool = False,
+                 token_extra: str | None = None):
         """http11: keep-alive connections (the default HTTP/1.0 closes each after one response);
         chunked: bodies in two chunks with a chunk extension; drop_after: close a keep-alive
         connection after that many responses without saying so (as servers do with idle ones);
-        close_delimited: HTTP/1.0 bodies without Content-Length, ended by closing the connection."""
+        close_delimited: HTTP/1.0 bodies without Content-Length, ended by closing the connection;
+        token_extra: raw JSON members added to each token response, whose access_token is then
+        written with a \\u escape (the wallet reads only the members it uses)."""
         self.require_dpop, self.deferred, self.encrypt, self.status_value = require_dpop, deferred, encrypt, status_value
         self.chunked, self.drop_after, self.close_delimited, self.connections = chunked, drop_after, close_delimited, 0
+        self.token_extra = token_extra
         self.iaca, self.ds, ds_key = make_pki()
         self.ds_jwk = ECKey.import_key(ds_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                                             serialization.NoEncryption()))
@@ -551,13 +555,17 @@ class MockHandler(BaseHTTPRequestHandler):
                 grant = m.codes.pop(form["code"])
                 challenge = b64u(hashlib.sha256(form["code_verifier"].encode()).digest())
                 assert challenge == grant["pkce"] and form["redirect_uri"] == grant["redirect_uri"], (form, grant)
-            token = secrets.token_urlsafe(16)
+            token = "tok-" + secrets.token_urlsafe(16)
             identifiers = {c: [f"{c}-identifier"] for c in grant["configurations"]}
             m.tokens[token] = {"dpop": jwk, "identifiers": identifiers, "client_id": grant.get("client_id")}
             details = [{"type": "openid_credential", "credential_configuration_id": c, "credential_identifiers": ids}
                        for c, ids in identifiers.items()]
-            return self.send(200, {"access_token": token, "token_type": "DPoP" if jwk else "Bearer", "expires_in": 300,
-                                   "authorization_details": details})
+            answer = {"access_token": token, "token_type": "DPoP" if jwk else "Bearer", "expires_in": 300,
+                      "authorization_details": details}
+            if m.token_extra is None:
+                return self.send(200, answer)
+            text = json.dumps(answer).replace('"tok-', '"tok\\u002d', 1)
+            return self.send(200, text[:-1] + ", " + m.token_extra + "}")
         scheme, _, token = self.headers.get("Authorization", "").partition(" ")
         grant = m.tokens.get(token)
         if grant is None:
@@ -719,6 +727,32 @@ def test_mock_issuer_bench_over_keep_alive(mock_issuer, trustbed_bin, options):
     else:
         # One connection for the metadata and one per thread, whatever the number of exchanges.
         assert m.connections <= 4 < exchanges, (m.connections, exchanges)
+
+
+# Members the wallet does not read, with escapes, non-ASCII text, numbers and nesting: skipped, not
+# built. Then the same response made malformed in a member it does not read, or with a repeated
+# top-level member: refused all the same.
+PREVIEWS = ('"credential_previews": [{"claims": {"name": "Zo\\u00eb \\"Z\\" \\\\ \\/", "city": "K\u00f6ln", '
+            '"n": [1, -2.5e3, 0.0, true, false, null, {}, []], "deep": {"a": {"b": [[{"c": "\\ud83d\\ude00"}]]}}}}], "x": 1E2')
+
+
+@pytest.mark.parametrize("extra, ok", [(PREVIEWS, True), ('"credential_previews": [{"name": "bad \\x escape"}]', False),
+                                       ('"credential_previews": [{"n": 1e999}]', False), ('"x": [1, 2', False),
+                                       ('"token_type": "Bearer"', False), ('"x": "\u0001"', False)])
+def test_mock_issuer_token_response_members(mock_issuer, trustbed_bin, extra, ok):
+    m = mock_issuer(http11=True, token_extra=extra)
+    p = run_cli("wallet", "bench", "--issuer", m.issuer, "--admin-token", "admin-secret", "--persona", "zoe", "--concurrency", "2",
+                "--count", "6", "--verify-every", "3", "--json", timeout=TIMEOUT)
+    report = json.loads(p.stdout)
+    if ok:
+        assert p.returncode == 0 and report["errors"] == {} and report["flows"] == 6, report
+    else:
+        assert p.returncode == 1 and report["errors"] == {"token: HTTP 200": 6}, report
+    p = receive(json.dumps(m.offer(["pid-sd"])), "--no-status", expect_ok=ok)
+    if ok:
+        assert_line(p, "credential 1/1: pid-sd (dc+sd-jwt): verified")
+    else:
+        assert "token endpoint: HTTP 200: {" in p.stderr, p.stderr
 
 
 def test_mock_issuer_bench_with_curl(mock_issuer, trustbed_bin):

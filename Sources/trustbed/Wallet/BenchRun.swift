@@ -95,7 +95,7 @@ final class BenchRun: @unchecked Sendable {
             do {
                 var started = DispatchTime.now()
                 let reply = try http.send("POST", offers, headers: offerHeaders, body: request)
-                guard reply.status == 201, let offer = reply.json?["credential_offer"] else {
+                guard reply.status == 201, let offer = reply.json(Self.offerMembers)?["credential_offer"] else {
                     throw WalletError.server(step: "admin offers", status: reply.status, body: reply.text)
                 }
                 let code = try Self.preAuthorizedCode(in: offer, issuer: context.issuer.credentialIssuer, configuration: configuration.id)
@@ -135,6 +135,8 @@ final class BenchRun: @unchecked Sendable {
     }
 
     static let transportPause = 0.02
+    /// The admin API's answer also carries the offer's URLs and QR code links, which go unread.
+    static let offerMembers = ResponseJSON("credential_offer")
 
     /// The pre-authorized code of an offer the admin API just made, which must name exactly this
     /// issuer and configuration and ask for no tx_code. Stricter than CredentialOffer(json:) for

@@ -12,7 +12,7 @@ final class HTTPResponseReader {
     struct Response {
         let status: Int
         /// The headers the wallet reads (lowercased names, first occurrence).
-        let headers: [String: String]
+        let headers: HeaderFields
         let body: [UInt8]
     }
 
@@ -154,7 +154,7 @@ final class HTTPResponseReader {
         var keepAlive = inbox[s + 7] == 49  // HTTP/1.1 keeps the connection unless told otherwise; 1.0 closes it
         var contentLength: Int?
         var chunked = false
-        var headers: [String: String] = [:]
+        var headers = HeaderFields()
         while true {
             let line = try readLine()
             if line.isEmpty { break }
@@ -171,7 +171,7 @@ final class HTTPResponseReader {
                 let tokens = tokens(value)
                 if tokens.contains("close") { keepAlive = false } else if tokens.contains("keep-alive") { keepAlive = true }
             } else if let known = interesting.first(where: { equalsIgnoringCase(name, $0.bytes) }), headers[known.name] == nil {
-                headers[known.name] = text(value)
+                headers.add(known.name, text(value))
             }
         }
         var body: [UInt8] = []

@@ -9,20 +9,40 @@ import Support
 struct HolderKey: @unchecked Sendable {
     let privateKey: PrivateKey
     let publicJWK: [String: JSONValue]
+    /// The base64url JOSE headers of its key proofs and DPoP proofs, which never change: made
+    /// once per key instead of as a dictionary serialized and encoded per proof.
+    let keyProofHeader: [UInt8]
+    let dpopHeader: [UInt8]
+
+    static let keyProofType = "openid4vci-proof+jwt"
+    static let dpopType = "dpop+jwt"
 
     init() throws {
         privateKey = try PrivateKey(generatingFor: .ES256)
         guard case .ec(let curve, let x, let y) = privateKey.publicKey.components else {
             throw WalletError.usage("P-256 key generation gave a non-EC key")
         }
-        publicJWK = ["kty": "EC", "crv": .string(curve), "x": .string(Base64URL.encode(x)), "y": .string(Base64URL.encode(y))]
+        let jwk: [String: JSONValue] = ["kty": "EC", "crv": .string(curve), "x": .string(Base64URL.encode(x)), "y": .string(Base64URL.encode(y))]
+        publicJWK = jwk
+        func header(_ type: String) -> [UInt8] {
+            var encoded: [UInt8] = []
+            Base64URL.encode(JSONValue.object(Self.header(type: type, jwk: jwk)).bytes, appendingTo: &encoded)
+            return encoded
+        }
+        keyProofHeader = header(Self.keyProofType)
+        dpopHeader = header(Self.dpopType)
     }
 
-    /// A compact JWS with `jwk` in the header (the proof-of-possession shape shared by DPoP and
-    /// the OpenID4VCI key proof).
-    func signedJWT(type: String, claims: [String: JSONValue]) throws -> String {
-        let header: [String: JSONValue] = ["typ": .string(type), "jwk": .object(publicJWK)]
-        return try JWS.sign(header: header, payloadBytes: JSONValue.object(claims).bytes, key: privateKey, algorithm: .ES256)
+    /// The header of a proof of possession (DPoP and the OpenID4VCI key proof share its shape).
+    private static func header(type: String, jwk: [String: JSONValue]) -> [String: JSONValue] {
+        ["alg": .string(SignatureAlgorithm.ES256.rawValue), "typ": .string(type), "jwk": .object(jwk)]
+    }
+
+    /// A compact JWS under one of the headers made at init (`keyProofHeader`, `dpopHeader`),
+    /// which carry `jwk`: the proof-of-possession shape DPoP and the OpenID4VCI key proof share.
+    func signedJWT(encodedHeader: [UInt8], payload: [UInt8]) throws -> String {
+        String(decoding: try JWS.signCompact(encodedHeader: encodedHeader, payloadBytes: payload, key: privateKey, algorithm: .ES256),
+               as: UTF8.self)
     }
 }
 
@@ -34,12 +54,14 @@ enum WalletProofs {
     /// RFC 9449 §4.2: a DPoP proof for one request. `htu` is the target URI without query and
     /// fragment; `ath` (§4.3) binds the proof to the access token at a resource server.
     static func dpop(key: HolderKey, method: String, url: String, nonce: String?, accessToken: String?) throws -> String {
-        var claims: [String: JSONValue] = [
-            "jti": .string(randomToken()), "htm": .string(method), "htu": .string(htu(url)), "iat": .int(now()),
-        ]
-        if let nonce { claims["nonce"] = .string(nonce) }
-        if let accessToken { claims["ath"] = .string(Base64URL.encode(Digest.sha256(Array(accessToken.utf8)))) }
-        return try key.signedJWT(type: "dpop+jwt", claims: claims)
+        var claims = JSONObjectWriter(capacity: 160 + url.utf8.count + (nonce?.utf8.count ?? 0))
+        if let accessToken { claims.string("ath", Base64URL.encode(Digest.sha256(Array(accessToken.utf8)))) }
+        claims.string("htm", method)
+        claims.string("htu", htu(url))
+        claims.int("iat", now())
+        claims.string("jti", randomToken())
+        if let nonce { claims.string("nonce", nonce) }
+        return try key.signedJWT(encodedHeader: key.dpopHeader, payload: claims.finish())
     }
 
     static func htu(_ url: String) -> String {
@@ -52,10 +74,12 @@ enum WalletProofs {
     /// OpenID4VCI 1.0 Appendix F.1: the `jwt` key proof. `iss` is the client_id, omitted in the
     /// anonymous pre-authorized flow; `nonce` is the c_nonce when the issuer has a nonce endpoint.
     static func keyProof(key: HolderKey, audience: String, nonce: String?, clientID: String?) throws -> String {
-        var claims: [String: JSONValue] = ["aud": .string(audience), "iat": .int(now())]
-        if let nonce { claims["nonce"] = .string(nonce) }
-        if let clientID { claims["iss"] = .string(clientID) }
-        return try key.signedJWT(type: "openid4vci-proof+jwt", claims: claims)
+        var claims = JSONObjectWriter(capacity: 64 + audience.utf8.count + (nonce?.utf8.count ?? 0) + (clientID?.utf8.count ?? 0))
+        claims.string("aud", audience)
+        claims.int("iat", now())
+        if let clientID { claims.string("iss", clientID) }
+        if let nonce { claims.string("nonce", nonce) }
+        return try key.signedJWT(encodedHeader: key.keyProofHeader, payload: claims.finish())
     }
 
     /// RFC 7636 §4.1–4.2: a 43-character verifier and its S256 challenge.

@@ -8,11 +8,15 @@ extension WalletSession {
     func nonce() throws -> String? {
         guard let endpoint = context.issuer.nonceEndpoint else { return nil }
         let reply = try http.send("POST", endpoint, headers: ["Accept: application/json"], body: [])
-        guard reply.status == 200, let nonce = reply.json?["c_nonce"]?.stringValue, !nonce.isEmpty else {
+        guard reply.status == 200, let nonce = reply.json(Self.nonceMembers)?["c_nonce"]?.stringValue, !nonce.isEmpty else {
             throw WalletError.server(step: "nonce endpoint", status: reply.status, body: reply.text)
         }
         return nonce
     }
+
+    private static let nonceMembers = ResponseJSON("c_nonce")
+    /// §8.3: what the wallet reads of a credential response.
+    private static let credentialMembers = ResponseJSON("credentials", "notification_id")
 
     /// §8: one credential per proof key. `identifier` (from the token response's
     /// `authorization_details`) replaces `configurationID` when present (§8.2). A 202 answer is
@@ -29,16 +33,20 @@ extension WalletSession {
         let proofs = try keys.map {
             try WalletProofs.keyProof(key: $0, audience: context.issuer.credentialIssuer, nonce: nonce, clientID: clientID)
         }
-        var request: [String: JSONValue] = ["proofs": ["jwt": JSONValue(proofs)]]
+        let encryption = try responseEncryptionKey()
+        var request = JSONObjectWriter(capacity: proofs.reduce(160 + configurationID.utf8.count) { $0 + $1.utf8.count + 3 })
         if let identifier {
-            request["credential_identifier"] = .string(identifier)
+            request.string("credential_identifier", identifier)
         } else {
-            request["credential_configuration_id"] = .string(configurationID)
+            request.string("credential_configuration_id", configurationID)
         }
-        let reply = try post(context.issuer.credentialEndpoint, request, accessToken: accessToken, step: "credential endpoint")
+        if let encryption { request.value("credential_response_encryption", encryption.member) }
+        request.value("proofs", ["jwt": JSONValue(proofs)])
+        let reply = try post(context.issuer.credentialEndpoint, request.finish(), responseKey: encryption?.key, accessToken: accessToken,
+                             step: "credential endpoint")
         if reply.status == 202 { return try deferred(reply.json, accessToken: accessToken, maximumWait: maximumWait) }
         guard reply.status == 200 else { throw WalletError.server(step: "credential endpoint", status: reply.status, body: reply.text) }
-        return try delivery(reply.json, step: "credential response", deferred: false)
+        return try delivery(reply.json(Self.credentialMembers), step: "credential response", deferred: false)
     }
 
     /// §9: polls with the transaction_id until the credential arrives. 1.0 Final answers 202
@@ -57,10 +65,15 @@ extension WalletSession {
                 throw WalletError.malformed("the deferred credential did not arrive within \(Int(maximumWait)) s")
             }
             Thread.sleep(forTimeInterval: max(0.05, interval))
-            let reply = try post(endpoint, ["transaction_id": .string(transaction)], accessToken: accessToken, step: "deferred endpoint")
+            let encryption = try responseEncryptionKey()
+            var request = JSONObjectWriter(capacity: 64 + transaction.utf8.count)
+            if let encryption { request.value("credential_response_encryption", encryption.member) }
+            request.string("transaction_id", transaction)
+            let reply = try post(endpoint, request.finish(), responseKey: encryption?.key, accessToken: accessToken,
+                                 step: "deferred endpoint")
             switch reply.status {
             case 200:
-                return try delivery(reply.json, step: "deferred credential response", deferred: true)
+                return try delivery(reply.json(Self.credentialMembers), step: "deferred credential response", deferred: true)
             case 202:
                 if let next = reply.json?["interval"]?.intValue { interval = Double(next) }
             case 400 where reply.json?["error"]?.stringValue == "issuance_pending":
@@ -84,16 +97,12 @@ extension WalletSession {
 
     // MARK: - encryption and parsing
 
-    /// POSTs a JSON request to the issuer. When the issuer requires it (§8.2, §10), the response is
-    /// asked for encrypted to a fresh ECDH-ES key, and the request itself is sent encrypted to the
-    /// issuer's key as `application/jwt`.
-    private func post(_ url: String, _ request: [String: JSONValue], accessToken: String, step: String) throws -> WalletHTTP.Reply {
-        var request = request
-        let responseKey = try responseEncryptionKey()
-        if let (_, jwk, enc) = responseKey {
-            request["credential_response_encryption"] = ["jwk": .object(jwk), "enc": .string(enc)]
-        }
-        var body = JSONValue.object(request).bytes
+    /// POSTs a JSON request to the issuer. When the issuer requires it (§8.2, §10), the request
+    /// asks for the response encrypted to a fresh ECDH-ES key (`responseKey`, its
+    /// `credential_response_encryption` member from responseEncryptionKey()), and is itself sent
+    /// encrypted to the issuer's key as `application/jwt`.
+    private func post(_ url: String, _ request: [UInt8], responseKey: PrivateKey?, accessToken: String, step: String) throws -> WalletHTTP.Reply {
+        var body = request
         var contentType = "application/json"
         if let (recipient, enc) = try requestEncryptionKey() {
             do {
@@ -103,7 +112,7 @@ extension WalletSession {
         }
         var reply = try exchange("POST", url, server: .resource, accessToken: accessToken,
                                  headers: ["Content-Type: \(contentType)", "Accept: application/json, application/jwt"], body: body)
-        if let (key, _, _) = responseKey, (200..<300).contains(reply.status), reply.contentType == "application/jwt" {
+        if let key = responseKey, (200..<300).contains(reply.status), reply.contentType == "application/jwt" {
             do {
                 let plaintext = try JWE.parse(reply.text.trimmingCharacters(in: .whitespacesAndNewlines)).decrypt(with: key)
                 reply = WalletHTTP.Reply(status: reply.status, body: plaintext, headers: reply.headers)
@@ -112,8 +121,9 @@ extension WalletSession {
         return reply
     }
 
-    /// §12.2.4 `credential_response_encryption`: used only when `encryption_required`.
-    private func responseEncryptionKey() throws -> (PrivateKey, [String: JSONValue], String)? {
+    /// §12.2.4 `credential_response_encryption`: used only when `encryption_required`. A fresh
+    /// key, and the request member that names it.
+    private func responseEncryptionKey() throws -> (key: PrivateKey, member: JSONValue)? {
         guard let metadata = context.issuer.json["credential_response_encryption"],
               metadata["encryption_required"]?.boolValue == true else { return nil }
         guard (metadata["alg_values_supported"]?.stringArray ?? []).contains(JWE.ecdhES) else {
@@ -128,7 +138,7 @@ extension WalletSession {
         jwk["alg"] = .string(JWE.ecdhES)
         jwk["use"] = "enc"
         jwk["kid"] = .string(WalletProofs.randomToken(8))
-        return (key.privateKey, jwk, enc)
+        return (key.privateKey, ["jwk": .object(jwk), "enc": .string(enc)])
     }
 
     /// §12.2.4 `credential_request_encryption`: the issuer's encryption key, used only when required.

@@ -32,7 +32,10 @@ struct TokenResponse {
     let tokenType: String
     /// credential_configuration_id → credential_identifiers from `authorization_details` (§6.2).
     let credentialIdentifiers: [String: [String]]
+    /// The members read from the response (`members`), not `credential_previews` and the like.
     let json: [String: JSONValue]
+
+    static let members = ResponseJSON("access_token", "token_type", "authorization_details")
 }
 
 /// What the credential (or deferred) endpoint finally delivered.
@@ -136,7 +139,7 @@ final class WalletSession {
             dpopKey = try HolderKey()
             reply = try form(endpoint, pairs, server: .authorization)
         }
-        guard reply.status == 200, let json = reply.json else {
+        guard reply.status == 200, let json = reply.json(TokenResponse.members) else {
             throw WalletError.server(step: "token endpoint", status: reply.status, body: reply.text)
         }
         let (accessToken, tokenType, identifiers) = try reading("token response") { () throws(JSONReadError) in
