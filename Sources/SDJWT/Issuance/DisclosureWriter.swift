@@ -46,9 +46,9 @@ struct DisclosureWriter {
     }
 
     /// Discloses an object member (`key` = `"name",`, the name as the serializer writes it) or
-    /// an array element (`key` empty) whose value serializes to `value`, and returns the
-    /// base64url digest that replaces it in the payload.
-    mutating func disclose(key: [UInt8], value: [UInt8]) -> [UInt8] {
+    /// an array element (`key` empty) whose value serializes to `value`, and appends the digest
+    /// that replaces it in the payload, quoted (`"<base64url>"`), to `digests`.
+    mutating func disclose(key: [UInt8], value: [UInt8], digestInto digests: inout [UInt8]) {
         json.removeAll(keepingCapacity: true)
         json.append(UInt8(ascii: "["))
         json.append(UInt8(ascii: "\""))
@@ -66,19 +66,20 @@ struct DisclosureWriter {
         text.append(UInt8(ascii: "~"))
         count += 1
         if keepDisclosures { made.append(Made(json: json, range: start..<end)) }
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(43)
-        Base64URL.encode(digest, appendingTo: &encoded)
-        return encoded
+        Self.appendQuoted(digest, to: &digests)
     }
 
-    /// A digest over 256 random bits, indistinguishable from a real one (RFC 9901 §4.2.5).
-    mutating func decoyDigest() -> [UInt8] {
+    /// A digest over 256 random bits, indistinguishable from a real one (RFC 9901 §4.2.5),
+    /// appended quoted to `digests`.
+    mutating func decoyDigest(into digests: inout [UInt8]) {
         let hasher = self.hasher
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(43)
-        Base64URL.encode(random.withNext(32) { hasher.hash($0) }, appendingTo: &encoded)
-        return encoded
+        Self.appendQuoted(random.withNext(32) { hasher.hash($0) }, to: &digests)
+    }
+
+    private static func appendQuoted(_ digest: [UInt8], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        Base64URL.encode(digest, appendingTo: &out)
+        out.append(UInt8(ascii: "\""))
     }
 
     /// The disclosures as values (only when made with `keepDisclosures`), their parts read

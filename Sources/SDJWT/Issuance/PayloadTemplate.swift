@@ -13,9 +13,9 @@ public struct SDJWTPayloadTemplate: Sendable {
     indirect enum Node: Sendable {
         /// A value with nothing disclosed inside: its JSON text.
         case text([UInt8])
-        /// An object: members in the serializer's order; `sdSlot` is how many visible members
-        /// come before `_sd` (only used when a member is disclosable).
-        case object([Member], sdSlot: Int, disclosures: Bool)
+        /// An object: its visible and its disclosable members, each in the serializer's order;
+        /// `sdSlot` is how many visible members come before `_sd` (when any is disclosable).
+        case object(visible: [Member], disclosed: [Member], sdSlot: Int)
         case array([Element])
     }
 
@@ -83,9 +83,9 @@ public struct SDJWTPayloadTemplate: Sendable {
             // Rules for names the object lacks are optional claims. The object's own `_sd` would
             // clash with the digests' (applying the plan replaced it).
             if disclosures, object["_sd"] != nil { throw .invalidPlan("claim name \"_sd\" is reserved") }
-            let sdSlot = members.filter { !$0.disclosable && $0.name < "_sd" }.count
-            if !disclosures, members.allSatisfy({ !$0.disclosable && Self.isText($0.value) }) { return .text(value.bytes) }
-            return .object(members, sdSlot: sdSlot, disclosures: disclosures)
+            let visible = members.filter { !$0.disclosable }
+            if !disclosures, visible.allSatisfy({ Self.isText($0.value) }) { return .text(value.bytes) }
+            return .object(visible: visible, disclosed: members.filter(\.disclosable), sdSlot: visible.filter { $0.name < "_sd" }.count)
         case .array(let rule):
             guard let elements = value.arrayValue else { throw .invalidPlan("\(path) is not an array") }
             var out: [Element] = []
@@ -104,20 +104,26 @@ public struct SDJWTPayloadTemplate: Sendable {
     }
 }
 
+/// A visible top-level member given per issuance (`SDJWTIssuer.issueCompact(template:adding:)`):
+/// its name and its value's JSON text.
+struct AddedMember {
+    let name: String
+    let text: [UInt8]
+}
+
 extension SDJWTPayloadTemplate {
     /// The payload's JSON: the compiled claims with a disclosure made in `writer` for every
     /// disclosable part (inner parts first, so an outer disclosure carries inner digests),
-    /// `decoys` decoy digests in every `_sd` array, and `added` (visible top-level members,
-    /// their values serialized, sorted by name) merged in.
-    func render(adding added: [(name: String, text: [UInt8])], decoys: Int, writer: inout DisclosureWriter) -> [UInt8] {
+    /// `decoys` decoy digests in every `_sd` array, and `added` (sorted by name) merged in.
+    func render(adding added: [AddedMember], decoys: Int, writer: inout DisclosureWriter) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(4_096)
         Self.write(root, added: added, decoys: decoys, writer: &writer, into: &out)
         return out
     }
 
-    private static func write(_ node: Node, added: [(name: String, text: [UInt8])] = [], decoys: Int,
-                              writer: inout DisclosureWriter, into out: inout [UInt8]) {
+    private static func write(_ node: Node, added: [AddedMember] = [], decoys: Int, writer: inout DisclosureWriter,
+                              into out: inout [UInt8]) {
         switch node {
         case .text(let text):
             out += text
@@ -130,73 +136,92 @@ extension SDJWTPayloadTemplate {
                     continue
                 }
                 // RFC 9901 §4.2.4.2: the element becomes {"...": digest}.
-                out += #"{"...":""#.utf8
-                out += disclose(element.value, key: [], decoys: decoys, writer: &writer)
-                out += #""}"#.utf8
+                out += Self.ellipsisKey
+                disclose(element.value, key: [], decoys: decoys, writer: &writer, digestsInto: &out)
+                out += Self.ellipsisEnd
             }
             out.append(UInt8(ascii: "]"))
-        case .object(let members, let sdSlot, let disclosures):
-            var digests: [[UInt8]] = []
-            if disclosures {
-                for member in members where member.disclosable {
-                    digests.append(disclose(member.value, key: member.key, decoys: decoys, writer: &writer))
+        case .object(let visible, let disclosed, let sdSlot):
+            // The digests, each `"<base64url>"`, back to back in one buffer.
+            var digests: [UInt8] = []
+            if !disclosed.isEmpty {
+                digests.reserveCapacity((disclosed.count + decoys) * (Self.digestLength + 2))
+                for member in disclosed {
+                    disclose(member.value, key: member.key, decoys: decoys, writer: &writer, digestsInto: &digests)
                 }
-                for _ in 0..<decoys { digests.append(writer.decoyDigest()) }
-                // Sorted so the order reveals nothing about the claims' original order (§4.2.4.1);
-                // base64url is ASCII, so byte order is the order of the strings.
-                digests.sort { $0.lexicographicallyPrecedes($1) }
-            }
-            let visible = members.filter { !$0.disclosable }
-            // Visible members, `_sd` and the added members, in the serializer's (sorted) order.
-            var entries: [(name: String, write: Entry)] = []
-            entries.reserveCapacity(visible.count + added.count + 1)
-            for (i, member) in visible.enumerated() {
-                if i == sdSlot, disclosures { entries.append(("_sd", .digests)) }
-                entries.append((member.name, .member(member)))
-            }
-            if visible.count == sdSlot, disclosures { entries.append(("_sd", .digests)) }
-            if !added.isEmpty {
-                for (i, member) in added.enumerated() { entries.append((member.name, .added(i))) }
-                entries.sort { $0.name < $1.name }
+                for _ in 0..<decoys { writer.decoyDigest(into: &digests) }
             }
             out.append(UInt8(ascii: "{"))
-            for (i, entry) in entries.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                switch entry.write {
-                case .member(let member):
-                    out += member.key
-                    write(member.value, decoys: decoys, writer: &writer, into: &out)
-                case .added(let index):
-                    JSONValue.encodeString(added[index].name, appendingTo: &out)
-                    out.append(UInt8(ascii: ":"))
-                    out += added[index].text
-                case .digests:
-                    out += #""_sd":["#.utf8
-                    for (n, digest) in digests.enumerated() {
-                        if n > 0 { out.append(UInt8(ascii: ",")) }
-                        out.append(UInt8(ascii: "\""))
-                        out += digest
-                        out.append(UInt8(ascii: "\""))
+            var written = 0
+            var nextAdded = 0
+            // Visible members, `_sd` and the added members in the serializer's (sorted) order.
+            func member(_ write: () -> Void) {
+                if written > 0 { out.append(UInt8(ascii: ",")) }
+                written += 1
+                write()
+            }
+            func addedBefore(_ name: String?) {
+                while nextAdded < added.count, name.map({ added[nextAdded].name < $0 }) ?? true {
+                    let next = added[nextAdded]
+                    member {
+                        JSONValue.encodeString(next.name, appendingTo: &out)
+                        out.append(UInt8(ascii: ":"))
+                        out += next.text
                     }
-                    out.append(UInt8(ascii: "]"))
+                    nextAdded += 1
                 }
             }
+            for i in 0...visible.count {
+                if i == sdSlot, !disclosed.isEmpty {
+                    addedBefore("_sd")
+                    member { writeSortedDigests(digests, into: &out) }
+                }
+                guard i < visible.count else { break }
+                addedBefore(visible[i].name)
+                member {
+                    out += visible[i].key
+                    write(visible[i].value, decoys: decoys, writer: &writer, into: &out)
+                }
+            }
+            addedBefore(nil)
             out.append(UInt8(ascii: "}"))
         }
     }
 
-    private enum Entry {
-        case member(Member)
-        case added(Int)
-        case digests
+    /// Base64url of a SHA-256 digest: 43 characters.
+    static let digestLength = 43
+    private static let ellipsisKey = Array(#"{"...":"#.utf8)
+    private static let ellipsisEnd = [UInt8(ascii: "}")]
+    private static let sdKey = Array(#""_sd":["#.utf8)
+
+    /// `"_sd":[...]` with the quoted digests of `digests` sorted, so the order reveals nothing
+    /// about the claims' original order (§4.2.4.1); base64url is ASCII, so byte order is the
+    /// order of the strings.
+    private static func writeSortedDigests(_ digests: [UInt8], into out: inout [UInt8]) {
+        let size = digestLength + 2
+        let count = digests.count / size
+        out += sdKey
+        digests.withUnsafeBufferPointer { all in
+            func digest(_ i: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: all[i * size..<(i + 1) * size]) }
+            let order = (0..<count).sorted { digest($0).lexicographicallyPrecedes(digest($1)) }
+            for (n, i) in order.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: digest(i))
+            }
+        }
+        out.append(UInt8(ascii: "]"))
     }
 
     /// Makes the disclosure of a member (`key` = `"name",`) or an element (`key` empty) and
-    /// returns its digest's base64url.
-    private static func disclose(_ value: Node, key: [UInt8], decoys: Int, writer: inout DisclosureWriter) -> [UInt8] {
-        if case .text(let text) = value { return writer.disclose(key: key, value: text) }
+    /// appends its quoted digest to `digests`.
+    private static func disclose(_ value: Node, key: [UInt8], decoys: Int, writer: inout DisclosureWriter,
+                                 digestsInto digests: inout [UInt8]) {
+        if case .text(let text) = value {
+            writer.disclose(key: key, value: text, digestInto: &digests)
+            return
+        }
         var inner: [UInt8] = []
         write(value, decoys: decoys, writer: &writer, into: &inner)
-        return writer.disclose(key: key, value: inner)
+        writer.disclose(key: key, value: inner, digestInto: &digests)
     }
 }

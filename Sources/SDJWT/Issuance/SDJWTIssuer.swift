@@ -77,14 +77,15 @@ public struct SDJWTIssuer: Sendable {
     /// The payload's JSON: the template rendered with `added` and `_sd_alg` among its members.
     private func payload(_ template: SDJWTPayloadTemplate, adding added: [String: JSONValue],
                          _ writer: inout DisclosureWriter) throws(SDJWTError) -> [UInt8] {
-        var members: [(name: String, text: [UInt8])] = []
+        var members: [AddedMember] = []
         members.reserveCapacity(added.count + 1)
         for (name, value) in added where name != "_sd_alg" {
             guard !DisclosurePlan.isReserved(name) else { throw .invalidPlan("claim name \"\(name)\" is reserved") }
             guard !template.claimNames.contains(name) else { throw .invalidPlan("claim \"\(name)\" is both prepared and added") }
-            members.append((name, value.bytes))
+            members.append(AddedMember(name: name, text: value.bytes))
         }
-        members.append(("_sd_alg", Self.sdAlgText))
+        members.append(AddedMember(name: "_sd_alg", text: Self.sdAlgText))
+        members.sort { $0.name < $1.name }
         return template.render(adding: members, decoys: decoysPerDigestArray, writer: &writer)
     }
 
