@@ -62,21 +62,23 @@ struct DisclosureWriter {
         let start = text.count
         json.withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &text) }
         let end = text.count
-        let digest = text.withUnsafeBufferPointer { hasher.hash(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+        let hasher = self.hasher
+        text.withUnsafeBufferPointer { text in
+            hasher.withHash(UnsafeBufferPointer(rebasing: text[start..<end])) { Self.appendQuoted($0, to: &digests) }
+        }
         text.append(UInt8(ascii: "~"))
         count += 1
         if keepDisclosures { made.append(Made(json: json, range: start..<end)) }
-        Self.appendQuoted(digest, to: &digests)
     }
 
     /// A digest over 256 random bits, indistinguishable from a real one (RFC 9901 §4.2.5),
     /// appended quoted to `digests`.
     mutating func decoyDigest(into digests: inout [UInt8]) {
         let hasher = self.hasher
-        Self.appendQuoted(random.withNext(32) { hasher.hash($0) }, to: &digests)
+        random.withNext(32) { input in hasher.withHash(input) { Self.appendQuoted($0, to: &digests) } }
     }
 
-    private static func appendQuoted(_ digest: [UInt8], to out: inout [UInt8]) {
+    private static func appendQuoted(_ digest: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         Base64URL.encode(digest, appendingTo: &out)
         out.append(UInt8(ascii: "\""))
