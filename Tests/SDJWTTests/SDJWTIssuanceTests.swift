@@ -128,6 +128,20 @@ final class SDJWTIssuanceTests: XCTestCase {
         XCTAssertNotEqual(try SDJWT.parse(first).disclosures.map(\.salt), try SDJWT.parse(second).disclosures.map(\.salt))
     }
 
+    /// With nothing to disclose the payload is still the claims, the added ones and `_sd_alg`.
+    func testPlainPlanKeepsEveryClaimVisible() throws {
+        let issuer = SDJWTIssuer(key: try PrivateKey(generatingFor: .ES256), algorithm: .ES256)
+        for plan: DisclosurePlan in [.plain, .object([:]), .object(["absent": .disclosable])] {
+            let sdjwt = try issuer.issue(claims: ["iss": "https://i.example", "a": ["b": 1]], plan: plan)
+            XCTAssertEqual(try sdjwt.parsedIssuerJWT().payload(), ["iss": "https://i.example", "a": ["b": 1], "_sd_alg": "sha-256"])
+            XCTAssertTrue(sdjwt.disclosures.isEmpty)
+            let template = try SDJWTPayloadTemplate(claims: ["a": ["b": 1]], plan: plan)
+            let compact = try issuer.issueCompact(template: template, adding: ["iss": "https://i.example"])
+            XCTAssertEqual(try SDJWT.parse(compact).parsedIssuerJWT().payload(),
+                           ["iss": "https://i.example", "a": ["b": 1], "_sd_alg": "sha-256"])
+        }
+    }
+
     /// An added claim may not repeat a claim of the template or one its plan names, nor use a
     /// reserved name; an object that gets an `_sd` may not have one of its own.
     func testTemplateRefusesClashingClaims() throws {

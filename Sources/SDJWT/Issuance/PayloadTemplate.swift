@@ -56,10 +56,19 @@ public struct SDJWTPayloadTemplate: Sendable {
         var names = Set(claims.keys)
         if case .object(let rules) = plan { names.formUnion(rules.keys) }
         claimNames = names
-        root = try Self.compile(plan, .object(claims), path: "")
+        // The top level stays an object node even with nothing to disclose, so the added
+        // members and `_sd_alg` are merged into it.
+        if case .plain = plan {
+            root = try Self.compile(.object([:]), .object(claims), path: "", collapsing: false)
+        } else {
+            root = try Self.compile(plan, .object(claims), path: "", collapsing: false)
+        }
     }
 
-    private static func compile(_ plan: DisclosurePlan, _ value: JSONValue, path: String) throws(SDJWTError) -> Node {
+    /// The node for `value` under `plan`; a part with nothing disclosable inside becomes its
+    /// JSON text, unless `collapsing` is false (the top level).
+    private static func compile(_ plan: DisclosurePlan, _ value: JSONValue, path: String,
+                                collapsing: Bool = true) throws(SDJWTError) -> Node {
         switch plan {
         case .plain:
             return .text(value.bytes)
@@ -84,7 +93,7 @@ public struct SDJWTPayloadTemplate: Sendable {
             // clash with the digests' (applying the plan replaced it).
             if disclosures, object["_sd"] != nil { throw .invalidPlan("claim name \"_sd\" is reserved") }
             let visible = members.filter { !$0.disclosable }
-            if !disclosures, visible.allSatisfy({ Self.isText($0.value) }) { return .text(value.bytes) }
+            if collapsing, !disclosures, visible.allSatisfy({ Self.isText($0.value) }) { return .text(value.bytes) }
             return .object(visible: visible, disclosed: members.filter(\.disclosable), sdSlot: visible.filter { $0.name < "_sd" }.count)
         case .array(let rule):
             guard let elements = value.arrayValue else { throw .invalidPlan("\(path) is not an array") }
