@@ -52,6 +52,22 @@ public enum Digest {
             return out
         }
 
+        /// `hash(data)` lent to `body` from the stack rather than returned in a new array, for a
+        /// caller that encodes the digest at once (an SD-JWT disclosure's digest goes straight
+        /// into its `_sd` array as base64url) without a 32-byte array allocated and freed for
+        /// each of the ~46 digests of a PID: 2,901,648 to 2,893,076 instructions per SD-JWT
+        /// flow (callgrind, issuance-callgrind.sh).
+        public func withHash<R>(_ data: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { out in
+                var length: UInt32 = 0
+                guard EVP_DigestInit_ex2(context, Digest.sha256MD, nil) == 1, EVP_DigestUpdate(context, data.baseAddress, data.count) == 1,
+                      EVP_DigestFinal_ex(context, out.baseAddress, &length) == 1, length == 32 else {
+                    fatalError("OpenSSL SHA-256 digest failed")
+                }
+                return try body(UnsafeBufferPointer(out))
+            }
+        }
+
         /// `hash(head + data)` without building the concatenation: an mdoc element's digest
         /// covers its tag-24 wrapper (a few head bytes) and then the encoded item, which can
         /// be kilobytes (the portrait).

@@ -2,7 +2,12 @@
 /// without "/" stands for "application/" + value.
 enum MediaType {
     static func matches(_ actual: String, _ expected: String) -> Bool {
-        normalized(actual) == normalized(expected)
+        // Byte-equal values match whatever their form: the usual case (a wallet's proof carries
+        // the `typ` as specified) then needs no lower-cased copies, and the `typ` check of a
+        // key proof went from 6,100 to 2,400 instructions (callgrind, issuance-callgrind.sh).
+        // Bytes, not String `==`, which would also equate canonically equivalent non-ASCII
+        // (U+212A KELVIN SIGN and "K") where the byte comparison below does not.
+        actual.utf8.elementsEqual(expected.utf8) || normalized(actual) == normalized(expected)
     }
 
     /// ASCII lower case, compared as bytes: media types are ASCII tokens (RFC 6838 §4.2). As a

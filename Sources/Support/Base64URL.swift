@@ -29,15 +29,28 @@ public enum Base64URL {
 
     /// `encode(_:appendingTo:)` for bytes the caller holds in a buffer (a slice of a larger
     /// text, random bytes in a pool), so no array is made for them.
+    ///
+    /// Encoded on the stack, `chunkInput` bytes at a time, and appended with one copy: growing
+    /// `out` by `repeatElement(0, count:)` first and writing over it was an element-wise loop:
+    /// the PID Provider's SD-JWT flow went from 2,988,410 to 2,965,622 instructions (its ~50
+    /// disclosures, salts and digests; callgrind, issuance-callgrind.sh).
     public static func encode(_ input: UnsafeBufferPointer<UInt8>, appendingTo out: inout [UInt8]) {
-        let length = encodedLength(input.count)
-        guard length > 0 else { return }
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: length))
-        out.withUnsafeMutableBufferPointer { whole in
-            write(input, to: UnsafeMutableBufferPointer(rebasing: whole[start...]))
+        guard !input.isEmpty else { return }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: encodedLength(chunkInput)) { scratch in
+            var from = 0
+            while from < input.count {
+                // Whole 3-byte groups per chunk, so only the last chunk ends in a partial group.
+                let take = min(chunkInput, input.count - from)
+                let length = encodedLength(take)
+                write(UnsafeBufferPointer(rebasing: input[from..<from + take]), to: UnsafeMutableBufferPointer(rebasing: scratch[0..<length]))
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<length]))
+                from += take
+            }
         }
     }
+
+    /// Input bytes encoded per stack chunk (a multiple of 3; 1 KiB of output).
+    private static let chunkInput = 768
 
     private static func encodedLength(_ count: Int) -> Int {
         count / 3 * 4 + (count % 3 == 0 ? 0 : count % 3 + 1)

@@ -44,6 +44,15 @@ final class DigestTests: XCTestCase {
         XCTAssertEqual(hex(context.hash(Array("abc".utf8))), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
+    /// The lent form gives the same digest as the one returned in an array.
+    func testLentSHA256IsTheDigest() {
+        let context = Digest.SHA256Context()
+        let inputs: [[UInt8]] = [[], Array("abc".utf8), Array(repeating: 0x61, count: 1_000), Array(0...255)]
+        for input in inputs {
+            XCTAssertEqual(input.withUnsafeBufferPointer { context.withHash($0) { Array($0) } }, Digest.sha256(input))
+        }
+    }
+
     /// The two-part form hashes the concatenation.
     func testTwoPartSHA256IsTheDigestOfTheConcatenation() {
         let context = Digest.SHA256Context()

@@ -35,7 +35,7 @@ final class CredentialEndpointTests: XCTestCase {
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.contentType, "application/json")
         let json = try JSONValue.parse(response.body)
-        XCTAssertEqual(json.bytes, response.body, "the credentials copied in (SplicedJSON) give the JSON writer's own bytes")
+        XCTAssertEqual(json.bytes, response.body, "the credentials written in directly give the JSON writer's own bytes")
         let credentials = try XCTUnwrap(json["credentials"]?.arrayValue)
         XCTAssertEqual(credentials.count, 2)
         let notificationID = try XCTUnwrap(json["notification_id"]?.stringValue)

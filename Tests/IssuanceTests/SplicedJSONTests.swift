@@ -15,14 +15,19 @@ final class SplicedJSONTests: XCTestCase {
         }
     }
 
-    /// The credential response splices several credentials: same bytes as the writer's.
+    /// The credential response, written directly: the writer's bytes, escapes included, and
+    /// any other shape serialized by the writer itself.
     func testCredentialResponseIsTheWritersSerialization() {
         let sdJWT = "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJ4In0.c2lnbmF0dXJl~WyJzYWx0IiwibmFtZSIsInZhbHVlIl0~"
-        let json: JSONValue = ["credentials": [["credential": .string(sdJWT)], ["credential": "omdkb2NUeXBl"]],
-                               "notification_id": "n-1"]
-        XCTAssertEqual(PIDProvider.splicingCredentials(json).bytes, json.bytes)
-        let deferred: JSONValue = ["transaction_id": "t", "interval": 5]
-        XCTAssertEqual(PIDProvider.splicingCredentials(deferred).bytes, deferred.bytes)
+        let bodies: [JSONValue] = [
+            ["credentials": [["credential": .string(sdJWT)], ["credential": "omdkb2NUeXBl"]], "notification_id": "n-1"],
+            ["credentials": [["credential": "needs \" and \\ and \u{1} escaped"]], "notification_id": "n\"2"],
+            ["credentials": [], "notification_id": "n-3"],
+            ["credentials": [["credential": .string(sdJWT), "extra": 1]], "notification_id": "n-4"],
+            ["credentials": [["credential": .string(sdJWT)]], "notification_id": "n-5", "more": true],
+            ["transaction_id": "t", "interval": 5],
+        ]
+        for json in bodies { XCTAssertEqual(PIDProvider.credentialsBody(json), json.bytes, json.serialized()) }
     }
 
     func testSplicedBytesEqualTheValuesBytes() {

@@ -125,6 +125,11 @@ final class JWSVerifyTests: XCTestCase {
             let token = try JWS.sign(payload: [:], key: key, algorithm: .ES256, keyID: "k", type: variant)
             XCTAssertNoThrow(try verify(token, keys), variant)
         }
+        // Media types are ASCII: a canonically equivalent non-ASCII spelling (U+212A KELVIN SIGN
+        // for "K", equal as Swift Strings) is another type.
+        let kelvin = try JWS.sign(payload: [:], key: key, algorithm: .ES256, keyID: "k", type: "\u{212A}ID")
+        assertJOSEError(.typeMismatch(expected: "KID", actual: "\u{212A}ID"),
+                        try JWS.parse(kelvin).verify(keys: keys, allowList: [.ES256], expectedType: "KID"))
         let otherTree = try JWS.sign(payload: [:], key: key, algorithm: .ES256, keyID: "k", type: "text/entity-statement+jwt")
         assertJOSEError(.typeMismatch(expected: typ, actual: "text/entity-statement+jwt"), try verify(otherTree, keys))
     }

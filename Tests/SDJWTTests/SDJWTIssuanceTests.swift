@@ -102,6 +102,66 @@ final class SDJWTIssuanceTests: XCTestCase {
         XCTAssertEqual(Set(salts).count, salts.count)
     }
 
+    /// Claims compiled once (`SDJWTPayloadTemplate`) and the per-credential claims added at
+    /// issuance give an SD-JWT that verifies to exactly the union, with the payload's members
+    /// in the serializer's order (the bytes applying the plan to the union gave) and fresh
+    /// salts each time.
+    func testTemplateWithAddedClaimsVerifiesToTheUnion() throws {
+        let parties = try Fixture.parties()
+        let issuer = SDJWTIssuer(key: parties.issuerKey, algorithm: .ES256, keyID: parties.issuerJWK.kid, decoysPerDigestArray: 2)
+        var all = Fixture.claims(holder: parties.holderJWK)
+        var added: [String: JSONValue] = [:]
+        for name in ["iss", "iat", "exp", "cnf", "status", "vct"] { added[name] = all.removeValue(forKey: name) }
+        XCTAssertEqual(added.count, 6)
+        let template = try SDJWTPayloadTemplate(claims: all, plan: Fixture.plan)
+        let first = try issuer.issueCompact(template: template, adding: added)
+        let second = try issuer.issueCompact(template: template, adding: added)
+        for compact in [first, second] {
+            let parsed = try SDJWT.parse(compact)
+            XCTAssertEqual(parsed.disclosures.count, Fixture.disclosureCount)
+            let verified = try parsed.verify(issuerKeys: parties.issuerKeys, policy: SDJWTVerificationPolicy(now: Fixture.now + 10))
+            XCTAssertEqual(JSONValue.object(verified.claims), JSONValue.object(Fixture.claims(holder: parties.holderJWK)))
+            // The payload is the serializer's own output for its value: sorted members, no spaces.
+            let payload = try parsed.parsedIssuerJWT().payloadBytes
+            XCTAssertEqual(try JSONValue.parse(payload).bytes, payload)
+        }
+        XCTAssertNotEqual(try SDJWT.parse(first).disclosures.map(\.salt), try SDJWT.parse(second).disclosures.map(\.salt))
+    }
+
+    /// With nothing to disclose the payload is still the claims, the added ones and `_sd_alg`.
+    func testPlainPlanKeepsEveryClaimVisible() throws {
+        let issuer = SDJWTIssuer(key: try PrivateKey(generatingFor: .ES256), algorithm: .ES256)
+        for plan: DisclosurePlan in [.plain, .object([:]), .object(["absent": .disclosable])] {
+            let sdjwt = try issuer.issue(claims: ["iss": "https://i.example", "a": ["b": 1]], plan: plan)
+            XCTAssertEqual(try sdjwt.parsedIssuerJWT().payload(), ["iss": "https://i.example", "a": ["b": 1], "_sd_alg": "sha-256"])
+            XCTAssertTrue(sdjwt.disclosures.isEmpty)
+            let template = try SDJWTPayloadTemplate(claims: ["a": ["b": 1]], plan: plan)
+            let compact = try issuer.issueCompact(template: template, adding: ["iss": "https://i.example"])
+            XCTAssertEqual(try SDJWT.parse(compact).parsedIssuerJWT().payload(),
+                           ["iss": "https://i.example", "a": ["b": 1], "_sd_alg": "sha-256"])
+        }
+    }
+
+    /// An added claim may not repeat a claim of the template or one its plan names, nor use a
+    /// reserved name; an object that gets an `_sd` may not have one of its own.
+    func testTemplateRefusesClashingClaims() throws {
+        let issuer = SDJWTIssuer(key: try PrivateKey(generatingFor: .ES256), algorithm: .ES256)
+        let template = try SDJWTPayloadTemplate(claims: ["a": 1, "b": 2], plan: .disclosing(["a", "c"]))
+        for name in ["a", "b", "c"] {
+            XCTAssertThrowsError(try issuer.issueCompact(template: template, adding: [name: 3])) {
+                XCTAssertEqual($0 as? SDJWTError, .invalidPlan("claim \"\(name)\" is both prepared and added"))
+            }
+        }
+        XCTAssertThrowsError(try issuer.issueCompact(template: template, adding: ["_sd": ["x"]])) {
+            XCTAssertEqual($0 as? SDJWTError, .invalidPlan("claim name \"_sd\" is reserved"))
+        }
+        XCTAssertNoThrow(try issuer.issueCompact(template: template, adding: ["iss": "https://i.example"]))
+        XCTAssertThrowsError(try SDJWTPayloadTemplate(claims: ["a": ["_sd": ["x"], "b": 1]],
+                                                     plan: .object(["a": .visible(.disclosing(["b"]))]))) {
+            XCTAssertEqual($0 as? SDJWTError, .invalidPlan("claim name \"_sd\" is reserved"))
+        }
+    }
+
     /// A disclosure made by the issuer has exactly the bytes `Disclosure(salt:name:value:)`
     /// serializes for the same parts (escapes in names and values included), so its digest
     /// is the one the payload carries.

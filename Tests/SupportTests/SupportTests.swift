@@ -47,9 +47,10 @@ final class EncodingTests: XCTestCase {
         }
     }
 
-    /// The appending form writes the same characters after what the buffer already holds.
+    /// The appending form writes the same characters after what the buffer already holds, also
+    /// across the chunks it encodes on the stack (768 input bytes each).
     func testBase64URLAppendingMatchesTheStringForm() {
-        for length in [0, 1, 2, 3, 5, 6, 8, 9, 64, 65, 100] {
+        for length in [0, 1, 2, 3, 5, 6, 8, 9, 64, 65, 100, 767, 768, 769, 770, 1_536, 5_000] {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 3) }
             var out = Array("head.".utf8)
             Base64URL.encode(bytes, appendingTo: &out)

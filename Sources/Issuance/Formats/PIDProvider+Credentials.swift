@@ -69,17 +69,14 @@ extension PIDProvider {
     /// length of `_sd` does not reveal how many claims a persona has.
     private func sdJWT(_ set: PreparedClaims, _ configuration: CredentialConfiguration, _ holderKey: JWK,
                        _ status: StatusReference, _ issuedAt: Int64, _ expiresAt: Int64) throws(IssuanceError) -> String {
-        var claims = set.claims
-        claims["iss"] = .string(issuer)
-        claims["iat"] = .int(issuedAt)
-        claims["nbf"] = .int(issuedAt)
-        claims["exp"] = .int(expiresAt)
-        claims["vct"] = .string(configuration.type)
-        claims["cnf"] = ["jwk": holderKey.jsonValue]
-        claims["status"] = status.claim
+        let added: [String: JSONValue] = [
+            "iss": .string(issuer), "iat": .int(issuedAt), "nbf": .int(issuedAt), "exp": .int(expiresAt),
+            "vct": .string(configuration.type), "cnf": ["jwk": holderKey.jsonValue], "status": status.claim,
+        ]
         let signer = keys.sdJWTIssuer.withDecoys(Int.random(in: 1...4))
         do {
-            return try signer.issueCompact(claims: claims, plan: set.disclosurePlan ?? .object([:]))
+            guard let template = set.sdJWTPayload else { throw SDJWTError.invalidPlan("no SD-JWT claims were prepared") }
+            return try signer.issueCompact(template: template.get(), adding: added)
         } catch {
             throw .serverError("cannot sign the SD-JWT VC: \(error)")
         }

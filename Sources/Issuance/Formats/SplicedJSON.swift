@@ -1,9 +1,9 @@
 import JSON
 
 /// A JSON response body whose few large values are serialized once (or, for strings that need
-/// no escape, not at all) and copied into the small rest. The credential response carries a
-/// 7 KB SD-JWT and the token response a 3 KB claims preview (prepared once per persona and
-/// day); copying them instead of writing them through the JSON writer took the server from
+/// no escape, not at all) and copied into the small rest. The token response carries a 3 KB
+/// claims preview (prepared once per persona and day; the credential response, whose shape is
+/// fixed, is written directly: `PIDProvider.credentialsBody`); copying them instead of writing them through the JSON writer took the server from
 /// 3.972M to 3.907M instructions per SD-JWT flow (callgrind, issuance-callgrind.sh, the
 /// credential response's serialization alone was 76,000). The bytes are exactly `value.bytes`: the
 /// rest is serialized by the JSON writer around markers, and a fragment's text is its value's

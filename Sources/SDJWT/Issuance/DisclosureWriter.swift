@@ -6,7 +6,8 @@ import Support
 /// disclosure's JSON (`["<salt>","<name>",<value>]`, RFC 9901 §4.2.1) is written into one
 /// scratch buffer, base64url-encoded onto the end of `text` followed by its `~`, and hashed
 /// there for its digest (§4.2.3). The bytes are those `Disclosure(salt:name:value:)` makes
-/// (the same serializer writes the name and value; a base64url salt needs no escape), so the
+/// (the same serializer wrote the name and value, once, in `SDJWTPayloadTemplate`; a base64url
+/// salt needs no escape), so the
 /// digests are unchanged; what goes is a String for each salt, JSON array and encoding, the
 /// arrays for each JSON value and the concatenation of the finished SD-JWT (`serialized`,
 /// 55,000 instructions alone). For a PID (36 disclosures, their digests and decoys) the server
@@ -15,12 +16,10 @@ import Support
 ///
 /// Local to one issuance: never shared, every random byte handed out once.
 struct DisclosureWriter {
-    /// One disclosure as made, for a caller that wants `Disclosure` values.
+    /// One disclosure as made, for a caller that wants `Disclosure` values: its JSON and where
+    /// its base64url lies in `text`.
     struct Made {
-        let salt: String
-        let name: String?
-        let value: JSONValue
-        /// Where its base64url lies in `text` (without the `~`).
+        let json: [UInt8]
         let range: Range<Int>
     }
 
@@ -46,48 +45,55 @@ struct DisclosureWriter {
         json.reserveCapacity(256)
     }
 
-    /// Discloses an object member (`name` given) or an array element (`name` nil) and returns
-    /// the base64url digest that replaces it in the payload.
-    mutating func disclose(name: String?, value: JSONValue) -> String {
+    /// Discloses an object member (`key` = `"name",`, the name as the serializer writes it) or
+    /// an array element (`key` empty) whose value serializes to `value`, and appends the digest
+    /// that replaces it in the payload, quoted (`"<base64url>"`), to `digests`.
+    mutating func disclose(key: [UInt8], value: [UInt8], digestInto digests: inout [UInt8]) {
         json.removeAll(keepingCapacity: true)
         json.append(UInt8(ascii: "["))
         json.append(UInt8(ascii: "\""))
-        let saltStart = json.count
         random.withNext(Self.saltLength) { Base64URL.encode($0, appendingTo: &json) }
-        let saltEnd = json.count
         json.append(UInt8(ascii: "\""))
         json.append(UInt8(ascii: ","))
-        if let name {
-            JSONValue.encodeString(name, appendingTo: &json)
-            json.append(UInt8(ascii: ","))
-        }
-        value.encode(appendingTo: &json)
+        json += key
+        json += value
         json.append(UInt8(ascii: "]"))
 
         let start = text.count
         json.withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &text) }
         let end = text.count
-        let digest = text.withUnsafeBufferPointer { hasher.hash(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+        let hasher = self.hasher
+        text.withUnsafeBufferPointer { text in
+            hasher.withHash(UnsafeBufferPointer(rebasing: text[start..<end])) { Self.appendQuoted($0, to: &digests) }
+        }
         text.append(UInt8(ascii: "~"))
         count += 1
-        if keepDisclosures {
-            made.append(Made(salt: String(decoding: json[saltStart..<saltEnd], as: UTF8.self), name: name, value: value,
-                             range: start..<end))
-        }
-        return Base64URL.encode(digest)
+        if keepDisclosures { made.append(Made(json: json, range: start..<end)) }
     }
 
-    /// A digest over 256 random bits, indistinguishable from a real one (RFC 9901 §4.2.5).
-    mutating func decoyDigest() -> String {
+    /// A digest over 256 random bits, indistinguishable from a real one (RFC 9901 §4.2.5),
+    /// appended quoted to `digests`.
+    mutating func decoyDigest(into digests: inout [UInt8]) {
         let hasher = self.hasher
-        return Base64URL.encode(random.withNext(32) { hasher.hash($0) })
+        random.withNext(32) { input in hasher.withHash(input) { Self.appendQuoted($0, to: &digests) } }
     }
 
-    /// The disclosures as values (only when made with `keepDisclosures`).
+    private static func appendQuoted(_ digest: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        Base64URL.encode(digest, appendingTo: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The disclosures as values (only when made with `keepDisclosures`), their parts read
+    /// back from the JSON each was made of.
     var disclosures: [Disclosure] {
         made.map { made in
-            Disclosure(salt: made.salt, name: made.name, value: made.value,
-                       encoded: String(decoding: text[made.range], as: UTF8.self))
+            let encoded = String(decoding: text[made.range], as: UTF8.self)
+            guard let parts = try? JSONValue.parse(made.json).arrayValue, let salt = parts.first?.stringValue,
+                  let value = parts.last, parts.count == 2 || parts.count == 3 else {
+                preconditionFailure("a disclosure this writer made does not parse")
+            }
+            return Disclosure(salt: salt, name: parts.count == 3 ? parts[1].stringValue : nil, value: value, encoded: encoded)
         }
     }
 }
