@@ -1,10 +1,11 @@
 import COpenSSL
 
-/// Builds a public-only EVP_PKEY from raw numbers (EC: a copy of a per-curve template given the
-/// point; others: EVP_PKEY_fromdata) and checks it, so a point off the curve or a degenerate
+/// Builds a public-only EVP_PKEY from raw numbers (EC: a legacy EC_KEY on a shared curve group
+/// given the point; others: EVP_PKEY_fromdata) and checks it, so a point off the curve or a degenerate
 /// RSA modulus never reaches a verification.
 enum KeyComponentsImport {
-    static func pkey(from components: PublicKeyComponents) throws(CryptoError) -> OpaquePointer {
+    /// The key, and for an EC key the legacy EC_KEY inside it (see `ecPublicKey`).
+    static func pkey(from components: PublicKeyComponents) throws(CryptoError) -> (pkey: OpaquePointer, ecKey: OpaquePointer?) {
         switch components {
         case .ec(let curveName, let x, let y):
             guard let curve = EllipticCurve(joseName: curveName) else { throw .invalidKey("unsupported curve \(curveName)") }
@@ -14,11 +15,12 @@ enum KeyComponentsImport {
             // No separate EVP_PKEY_public_check_quick (59,000 instructions, as much as the
             // import itself): decoding the point already refuses one off the curve, and an
             // uncompressed point cannot be the point at infinity.
-            return try ecPublicKey(curve: curve, point: [0x04] + x + y)
+            let key = try ecPublicKey(curve: curve, point: [0x04] + x + y)
+            return (key.pkey, key.ecKey)
         case .okp(let curveName, let x):
             guard curveName == "Ed25519" else { throw .invalidKey("unsupported curve \(curveName)") }
             guard x.count == 32 else { throw .invalidKey("Ed25519 public key must be 32 bytes") }
-            return try build(type: "ED25519", [.octets("pub", x)])
+            return (try build(type: "ED25519", [.octets("pub", x)]), nil)
         case .rsa(let n, let e):
             let n = Array(n.drop(while: { $0 == 0 }))
             let e = Array(e.drop(while: { $0 == 0 }))
@@ -28,40 +30,28 @@ enum KeyComponentsImport {
             // checks are made here.
             guard n.last! & 1 == 1, let last = e.last, last & 1 == 1, e != [1], e.count <= 8
             else { throw .invalidKey("RSA n or e is invalid") }
-            return try build(type: "RSA", [.bigNumber("n", n), .bigNumber("e", e)])
+            return (try build(type: "RSA", [.bigNumber("n", n), .bigNumber("e", e)]), nil)
         }
     }
 
-    /// A public key with no point yet, per curve: its group is built once. Building a key from
-    /// OSSL_PARAMs with a group name makes a new EC_GROUP each time (Montgomery contexts and
-    /// all), 190,000 instructions of the 270,000 a P-256 JWK import cost; copying this template
-    /// and setting the point costs about a third of that (callgrind, a key proof per credential
-    /// request). Never modified after it is made, so threads share it.
-    private final class CurveTemplate: @unchecked Sendable {
-        let key: OpaquePointer
-
-        init(_ curve: EllipticCurve) throws(CryptoError) {
-            key = try KeyComponentsImport.build(type: "EC", [.utf8("group", curve.joseName)],
-                                                selection: Int32(OSSL_KEYMGMT_SELECT_ALL_PARAMETERS))
-        }
-
-        deinit { EVP_PKEY_free(key) }
-    }
-
-    private static let templates: [EllipticCurve: Result<CurveTemplate, CryptoError>] = Dictionary(
-        uniqueKeysWithValues: EllipticCurve.allCases.map { curve in
-            (curve, Result { () throws(CryptoError) in try CurveTemplate(curve) })
-        })
-
-    /// A copy of the curve's template with `point` (SEC 1 uncompressed) as its public key.
-    /// OpenSSL decodes the point with EC_POINT_oct2point, which refuses one off the curve.
-    private static func ecPublicKey(curve: EllipticCurve, point: [UInt8]) throws(CryptoError) -> OpaquePointer {
-        guard let template = try templates[curve]?.get() else { throw .invalidKey("unsupported curve \(curve.joseName)") }
-        guard let key = EVP_PKEY_dup(template.key) else { OpenSSLErrors.clear(); throw .invalidKey("out of memory") }
-        guard EVP_PKEY_set1_encoded_public_key(key, point, point.count) == 1 else {
-            OpenSSLErrors.clear(); EVP_PKEY_free(key); throw .invalidKey("EC public key rejected")
-        }
-        return key
+    /// A public-only legacy EC_KEY on a copy of the curve's shared group, with `point` (SEC 1
+    /// uncompressed) decoded by EC_KEY_oct2key, which refuses a point off the curve; inside an
+    /// EVP_PKEY that owns it. Returns both.
+    ///
+    /// Why the deprecated EC_KEY API, as for private keys (`PKCS8ECKey.makeKey`): every proof
+    /// and DPoP key, and every key of a federation JWKS, arrives as a JWK and is used once or a
+    /// few times to verify. Building a provider key from OSSL_PARAMs builds the curve group
+    /// again (190,000 instructions a P-256 key); duplicating a per-curve provider template and
+    /// setting the point still cost about 45,000, and EVP_DigestVerifyInit_ex another 27,000 per
+    /// verification (callgrind, a key proof per credential request), where this import and
+    /// ECDSA_do_verify on the EC_KEY (`PublicKey.verify`) skip the provider altogether. The rare
+    /// EVP use of such a key (ECDH with it as the peer, a certificate for it) exports it to the
+    /// provider then.
+    static func ecPublicKey(curve: EllipticCurve, point: [UInt8]) throws(CryptoError) -> (pkey: OpaquePointer, ecKey: OpaquePointer) {
+        var ec: OpaquePointer?
+        guard let pkey = trustbed_legacy_ec_public_pkey(PKCS8ECKey.SharedGroup.of(curve).group, point, point.count, &ec), let ec
+        else { OpenSSLErrors.clear(); throw .invalidKey("EC public key rejected") }
+        return (pkey, ec)
     }
 
     /// One OSSL_PARAM. Names are StaticStrings because OSSL_PARAM_BLD keeps the name pointer

@@ -103,8 +103,9 @@ struct PKCS8ECKey {
 
 extension PKCS8ECKey {
     /// Each curve's group, built once per process and never freed; only read (EC_KEY_set_group
-    /// copies it), so it is shared by every thread.
-    private final class SharedGroup: @unchecked Sendable {
+    /// copies it), so it is shared by every thread. Public keys imported from JWKs use it too
+    /// (`KeyComponentsImport`).
+    final class SharedGroup: @unchecked Sendable {
         let group: OpaquePointer
 
         private init(nid: Int32) {
