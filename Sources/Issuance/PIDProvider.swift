@@ -36,6 +36,8 @@ public final class PIDProvider: Sendable {
     public let walletProviderTrust: WalletProviderTrust?
     /// `Authorization: Bearer <adminToken>` opens the admin API.
     public let adminToken: String
+    /// SHA-256 of `adminToken`, what `authorizeAdmin` compares a presented token's digest with.
+    let adminTokenDigest: [UInt8]
     /// The MAC key of stateless `DPoP-Nonce`s, derived once (see `dpopNonce()`), with its
     /// HMAC contexts kept (see `HMAC.SHA256Key`).
     let dpopNonceKey: HMAC.SHA256Key
@@ -61,6 +63,7 @@ public final class PIDProvider: Sendable {
         self.attestationRoots = attestationRoots
         self.walletProviderTrust = walletProviderTrust
         self.adminToken = adminToken
+        adminTokenDigest = Digest.sha256(Array(adminToken.utf8))
         dpopNonceKey = HMAC.SHA256Key(Self.nonceKey(issuer: issuer, recoverySecret: keys.recoverySecret, label: "trustbed DPoP-Nonce v1"))
         cNonceKey = HMAC.SHA256Key(Self.nonceKey(issuer: issuer, recoverySecret: keys.recoverySecret, label: "trustbed c_nonce v1"))
     }
