@@ -164,7 +164,7 @@ extension PIDProvider {
 /// written member by member (`JSONBytes`, sorted keys as the serializer writes them), each
 /// preview's claims copied from their JSON text made once per persona, configuration and day:
 /// building the dictionaries and splicing the previews into the serialized rest (`SplicedJSON`)
-/// cost 36,000 instructions per token request, this 9,000 (callgrind, issuance-callgrind.sh).
+/// cost 36,000 instructions per token request, this 7,000 (callgrind, issuance-callgrind.sh).
 /// A test holds the two forms byte-identical.
 struct TokenResponseBody {
     /// One entry of `credential_previews` (see the README).

@@ -73,13 +73,10 @@ extension PIDProvider {
     func redeemPreAuthorizedCode<T>(_ code: String, txCode: String?,
                                     then: (Offer, Database) throws(StoreError) -> T) throws(IssuanceError) -> (offer: Offer, value: T) {
         let outcome: (PreAuthorizedRedemption, T?)
-        do {
-            outcome = try database.transaction { db -> (PreAuthorizedRedemption, T?) in
-                let redemption = try OfferRepository(database: db).redeem(
-                    issuer: issuer, preAuthorizedCode: code, txCode: txCode, now: clock.now(), maxFailures: Self.maxTxCodeFailures)
-                guard case .redeemed(let record) = redemption else { return (redemption, nil) }
-                return (redemption, try then(Offer(record: record), db))
-            }
+        do throws(StoreError) {
+            outcome = try offerRepository.redeem(
+                issuer: issuer, preAuthorizedCode: code, txCode: txCode, now: clock.now(), maxFailures: Self.maxTxCodeFailures
+            ) { record, db throws(StoreError) in try then(Offer(record: record), db) }
         } catch {
             logger.error("offer store failure: \(error)")
             throw .serverError("the offer store failed")
