@@ -41,6 +41,8 @@ public final class PIDProvider: Sendable {
     /// The MAC key of stateless `DPoP-Nonce`s, derived once (see `dpopNonce()`), with its
     /// HMAC contexts kept (see `HMAC.SHA256Key`).
     let dpopNonceKey: HMAC.SHA256Key
+    /// The `DPoP-Nonce` of the second it was made in (see `dpopNonce()`).
+    let dpopNonceMemo = Locked<(time: Int64, nonce: String)?>(nil)
     /// The MAC key of stateless `c_nonce`s (see `issueCNonce()`).
     let cNonceKey: HMAC.SHA256Key
     /// Claims shared by the PIDs issued to one persona in one configuration on one day.
