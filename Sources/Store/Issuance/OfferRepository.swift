@@ -112,6 +112,8 @@ public struct OfferRepository: Sendable {
                                        maxFailures: Int64) throws(StoreError) -> PreAuthorizedRedemption {
         guard let row = try db.query(findByCodeSQL, [.text(code), .text(issuer)]).first else { return .unknown }
         let offer = record(row)
+        // The row's own key for the updates below: by `id` each went through the id index first.
+        guard case .integer(let rowid) = row.values[columnCount] else { return .unknown }
         if offer.redeemedAt != nil { return .alreadyRedeemed }
         if offer.expiresAt <= now { return .expired }
         if offer.txCodeFailures >= maxFailures { return .exhausted }
@@ -121,14 +123,14 @@ public struct OfferRepository: Sendable {
         case (.some, nil): return .txCodeMissing
         case (.some(let expected), .some(let presented)):
             guard constantTimeEquals(expected, presented) else {
-                try db.execute("UPDATE issuance_offers SET tx_code_failures = tx_code_failures + 1 WHERE id = ?",
-                               [.text(offer.id)])
+                try db.execute("UPDATE issuance_offers SET tx_code_failures = tx_code_failures + 1 WHERE rowid = ?",
+                               [.integer(rowid)])
                 return .txCodeWrong(remaining: max(0, maxFailures - offer.txCodeFailures - 1))
             }
         }
         let changed = try db.executeCountingChanges(
-            "UPDATE issuance_offers SET redeemed_at = ? WHERE id = ? AND redeemed_at IS NULL",
-            [.integer(now), .text(offer.id)])
+            "UPDATE issuance_offers SET redeemed_at = ? WHERE rowid = ? AND redeemed_at IS NULL",
+            [.integer(now), .integer(rowid)])
         guard changed == 1 else { return .alreadyRedeemed }
         var redeemed = offer
         redeemed.redeemedAt = now
@@ -164,7 +166,9 @@ public struct OfferRepository: Sendable {
     private static let findByIDSQL = "SELECT \(columns) FROM issuance_offers WHERE id = ? AND issuer = ? AND expires_at > ?"
     private static let findByIssuerStateSQL =
         "SELECT \(columns) FROM issuance_offers WHERE issuer_state = ? AND issuer = ? AND expires_at > ?"
-    private static let findByCodeSQL = "SELECT \(columns) FROM issuance_offers WHERE pre_authorized_code = ? AND issuer = ?"
+    /// With the rowid after the columns (`redeem` updates the row by it).
+    private static let findByCodeSQL = "SELECT \(columns), rowid FROM issuance_offers WHERE pre_authorized_code = ? AND issuer = ?"
+    private static let columnCount = 12
 
     private static func record(_ row: Row) -> OfferRecord {
         let values = row.values
