@@ -36,9 +36,13 @@ public final class PIDProvider: Sendable {
     public let walletProviderTrust: WalletProviderTrust?
     /// `Authorization: Bearer <adminToken>` opens the admin API.
     public let adminToken: String
+    /// SHA-256 of `adminToken`, what `authorizeAdmin` compares a presented token's digest with.
+    let adminTokenDigest: [UInt8]
     /// The MAC key of stateless `DPoP-Nonce`s, derived once (see `dpopNonce()`), with its
     /// HMAC contexts kept (see `HMAC.SHA256Key`).
     let dpopNonceKey: HMAC.SHA256Key
+    /// The `DPoP-Nonce` of the second it was made in (see `dpopNonce()`).
+    let dpopNonceMemo = Locked<(time: Int64, nonce: String)?>(nil)
     /// The MAC key of stateless `c_nonce`s (see `issueCNonce()`).
     let cNonceKey: HMAC.SHA256Key
     /// Claims shared by the PIDs issued to one persona in one configuration on one day.
@@ -61,6 +65,7 @@ public final class PIDProvider: Sendable {
         self.attestationRoots = attestationRoots
         self.walletProviderTrust = walletProviderTrust
         self.adminToken = adminToken
+        adminTokenDigest = Digest.sha256(Array(adminToken.utf8))
         dpopNonceKey = HMAC.SHA256Key(Self.nonceKey(issuer: issuer, recoverySecret: keys.recoverySecret, label: "trustbed DPoP-Nonce v1"))
         cNonceKey = HMAC.SHA256Key(Self.nonceKey(issuer: issuer, recoverySecret: keys.recoverySecret, label: "trustbed c_nonce v1"))
     }

@@ -111,7 +111,7 @@ public final class Database: @unchecked Sendable {
                 ? try cache.statement(for: sql, on: connection)
                 : try StatementCache.prepare(sql, on: connection)
             defer {
-                if cached { statement.reset() } else { sqlite3_finalize(statement.pointer) }
+                if cached { statement.reset(bound: parameters) } else { sqlite3_finalize(statement.pointer) }
             }
             try statement.bind(parameters)
             return try body(statement)

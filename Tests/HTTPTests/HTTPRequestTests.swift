@@ -27,7 +27,10 @@ final class HTTPRequestTests: XCTestCase {
         let request = HTTPRequest(method: "GET", path: "/", headers: ["Content-Type": "application/json", "x-a": "1"])
         XCTAssertEqual(request.headers["content-type"], "application/json")
         XCTAssertEqual(request.header("CONTENT-TYPE"), "application/json")
+        XCTAssertEqual(request.header("content-type"), "application/json", "stored names are lower case: found as they are")
+        XCTAssertEqual(request.header("Content-Type"), "application/json")
         XCTAssertEqual(request.header("X-A"), "1")
+        XCTAssertNil(request.header("X-B"))
         XCTAssertNil(request.header("missing"))
     }
 

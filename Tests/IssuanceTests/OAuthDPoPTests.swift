@@ -111,6 +111,36 @@ final class OAuthDPoPTests: XCTestCase {
         XCTAssertEqual(stranger.dpopNonce(), provider.dpopNonce(), "same issuer and secret: same stateless nonce")
     }
 
+    /// The current second's nonce is kept (`dpopNonce()` makes it once): kept or made again it is
+    /// the same value, a new second gives a new one, and the older one stays valid for its
+    /// lifetime whichever second the memo holds.
+    func testNonceOfEachSecondIsTheSameValueAndStaysValid() throws {
+        let clock = ManualClock(now)
+        let provider = try OAuthFixture.make(clock: clock)
+        let key = try PrivateKey(generatingFor: .ES256)
+        func accepted(_ nonce: String) -> Bool {
+            (try? provider.verifyDPoPProof(OAuthFixture.dpop(key, url: url, at: clock.now(), nonce: nonce), method: "POST",
+                                           url: url, nonce: .required)) != nil
+        }
+        let first = provider.dpopNonce()
+        XCTAssertEqual(provider.dpopNonce(), first)
+        XCTAssertEqual(try OAuthFixture.make(clock: clock).dpopNonce(), first, "the memo's value is the one the MAC gives")
+        XCTAssertTrue(accepted(first))
+        clock.advance(1)
+        let second = provider.dpopNonce()
+        XCTAssertNotEqual(second, first)
+        XCTAssertTrue(accepted(first), "checked by its MAC once the memo moved on")
+        XCTAssertTrue(accepted(second))
+        clock.advance(298)
+        XCTAssertTrue(accepted(first))
+        clock.advance(1)
+        XCTAssertFalse(accepted(first), "expired")
+        XCTAssertTrue(accepted(second))
+        clock.advance(1)
+        XCTAssertFalse(accepted(second), "expired although the memo still holds it")
+        XCTAssertFalse(accepted(String(second.dropLast()) + (second.hasSuffix("A") ? "B" : "A")))
+    }
+
     /// The credential endpoint's check: DPoP-bound tokens need the DPoP scheme, a proof with the
     /// right `ath`, `htu`, and the bound key; Bearer tokens work only unbound.
     func testAccessGrantForDPoPAndBearerTokens() throws {

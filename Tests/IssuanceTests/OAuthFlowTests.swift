@@ -263,7 +263,7 @@ final class OAuthFlowTests: XCTestCase {
                               client: nil, dpopKey: try PrivateKey(generatingFor: .ES256))
         XCTAssertEqual(ok.status, .ok, String(decoding: ok.body, as: UTF8.self))
         let body = try OAuthFixture.json(ok)
-        XCTAssertEqual(body.bytes, ok.body, "the previews copied in (SplicedJSON) give the JSON writer's own bytes")
+        XCTAssertEqual(body.bytes, ok.body, "the previews copied in (TokenResponseBody) give the JSON writer's own bytes")
         XCTAssertEqual(body["token_type"], "DPoP")
         XCTAssertNil(body["authorization_details"])
         let previews = try XCTUnwrap(body["credential_previews"]?.arrayValue)

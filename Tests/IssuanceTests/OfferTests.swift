@@ -137,6 +137,30 @@ final class OfferTests: XCTestCase {
         XCTAssertNil(try provider.offer(id: offer.id))
     }
 
+    /// The admin API sends bytes written directly (`offerCreatedBytes`); they must be the JSON
+    /// writer's own serialization of `offerCreatedJSON` for every kind of offer.
+    func testOfferBytesAreTheSerializedJSONValues() throws {
+        let provider = try OfferTestProvider.make()
+        let offers = [
+            try provider.createOffer(personaID: "erika", credentialConfigurationIDs: ["urn:eudi:pid:1"], grant: .preAuthorizedCode,
+                                     txCode: true),
+            try provider.createOffer(personaID: "erika", credentialConfigurationIDs: ["urn:eudi:pid:1"], grant: .preAuthorizedCode,
+                                     txCode: false),
+            try provider.createOffer(personaID: "zoe", credentialConfigurationIDs: ["eu.europa.ec.eudi.pid.1", "urn:eudi:pid:1"],
+                                     grant: .authorizationCode, txCode: false),
+        ]
+        for offer in offers {
+            XCTAssertEqual(provider.credentialOfferBytes(offer), provider.credentialOfferJSON(offer).bytes)
+            XCTAssertEqual(String(decoding: provider.offerCreatedBytes(offer), as: UTF8.self),
+                           provider.offerCreatedJSON(offer).serialized())
+        }
+        // A value that needs escapes is escaped as the writer does it.
+        let odd = Offer(id: "a\"b\\c\u{1}", personaID: "erika", credentialConfigurationIDs: ["x\ny", "é"], grant: .preAuthorizedCode,
+                        preAuthorizedCode: "p\"q", txCode: "123456", issuerState: nil, createdAt: 1, expiresAt: 2)
+        XCTAssertEqual(provider.credentialOfferBytes(odd), provider.credentialOfferJSON(odd).bytes)
+        XCTAssertEqual(provider.offerCreatedBytes(odd), provider.offerCreatedJSON(odd).bytes)
+    }
+
     func testOfferURLByReferenceAndByValue() throws {
         let provider = try OfferTestProvider.make()
         let offer = try provider.createOffer(OfferRequest(personaID: "erika"))

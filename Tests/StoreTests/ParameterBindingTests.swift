@@ -33,6 +33,19 @@ final class ParameterBindingTests: XCTestCase {
         try roundTrip(.blob(Array(repeating: 0xAB, count: 100_000)))
     }
 
+    /// Cached statements keep small bound copies until the next bind (only large ones are
+    /// cleared at once): every bind replaces all of them, so no earlier value leaks into a
+    /// later use, whatever the sizes in between.
+    func testReusedStatementsSeeOnlyTheirOwnParameters() throws {
+        for value: SQLValue in [.text("small"), .blob(Array(repeating: 1, count: 5_000)), .null, .text(String(repeating: "x", count: 2_000)),
+                                .integer(7), .text("again")] {
+            try roundTrip(value)
+            XCTAssertEqual(try database.query("SELECT COUNT(*) AS n FROM v WHERE value IS ?", [value]).first?.int("n"),
+                           1)
+            XCTAssertEqual(try database.query("SELECT COUNT(*) AS n FROM v WHERE id = ?", [.integer(2)]).first?.int("n"), 0)
+        }
+    }
+
     func testTypedAccessors() throws {
         try database.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n TEXT)")
         try database.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)",

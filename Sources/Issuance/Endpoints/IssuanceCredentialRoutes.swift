@@ -10,8 +10,13 @@ extension IssuanceRoutes {
 
         router.post("/nonce", policy: .perClient) { _, _, _ in
             // §7.2: a fresh c_nonce; a DPoP nonce rides along for the credential request (RFC 9449 §8.2).
-            HTTPResponse.json(["c_nonce": .string(try provider.issueCNonce())])
-                .adding(header: "DPoP-Nonce", provider.dpopNonce())
+            // The body written directly (a c_nonce is base64url; `plainStringObject` checks it):
+            // a dictionary serialized cost 3,400 instructions of the request's 26,000 (callgrind).
+            let nonce = try provider.issueCNonce()
+            let body = JSONValue.plainStringObject([(name: "c_nonce", value: nonce)])
+                ?? JSONValue.object(["c_nonce": .string(nonce)]).bytes
+            return HTTPResponse(status: .ok, headers: [(name: "Content-Type", value: "application/json"),
+                                                       (name: "DPoP-Nonce", value: provider.dpopNonce())], body: body)
         }
 
         router.post("/credential", policy: .perClient) { _, request, _ in

@@ -12,8 +12,9 @@ extension IssuanceRoutes {
         router.post("/admin/offers", policy: .perClient) { _, request, _ in
             try provider.authorizeAdmin(authorization: request.header("authorization"))
             let offer = try provider.createOffer(OfferRequest.parse(try request.jsonBody()))
-            return HTTPResponse.json(provider.offerCreatedJSON(offer), status: .created)
-                .adding(header: "Location", provider.urls.credentialOffer(offer.id))
+            return HTTPResponse(status: .created, headers: [(name: "Content-Type", value: "application/json"),
+                                                            (name: "Location", value: provider.urls.credentialOffer(offer.id))],
+                                body: provider.offerCreatedBytes(offer))
         }
 
         // §4.1.3: the wallet dereferences credential_offer_uri with GET and gets the JSON. Any

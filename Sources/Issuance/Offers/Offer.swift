@@ -66,10 +66,12 @@ public struct OfferRequest: Sendable, Equatable {
 
     /// `{"persona", "credential_configuration_ids"?, "grant"?, "tx_code"?}`; unknown members
     /// are refused, so a typo (`"txcode": true`) does not silently create a different offer.
+    private static let allowedMembers: Set<String> = ["persona", "credential_configuration_ids", "grant", "tx_code"]
+
     public static func parse(_ value: JSONValue) throws(IssuanceError) -> OfferRequest {
         do throws(JSONReadError) {
             let reader = try JSONReader(value)
-            try reader.rejectUnknown(allowed: ["persona", "credential_configuration_ids", "grant", "tx_code"])
+            try reader.rejectUnknown(allowed: allowedMembers)
             var request = OfferRequest(personaID: try reader.nonEmptyString("persona"))
             request.credentialConfigurationIDs = try reader.optionalStringArray("credential_configuration_ids", nonEmpty: true)
             if let name = try reader.optionalString("grant") {

@@ -73,13 +73,10 @@ extension PIDProvider {
     func redeemPreAuthorizedCode<T>(_ code: String, txCode: String?,
                                     then: (Offer, Database) throws(StoreError) -> T) throws(IssuanceError) -> (offer: Offer, value: T) {
         let outcome: (PreAuthorizedRedemption, T?)
-        do {
-            outcome = try database.transaction { db -> (PreAuthorizedRedemption, T?) in
-                let redemption = try OfferRepository(database: db).redeem(
-                    issuer: issuer, preAuthorizedCode: code, txCode: txCode, now: clock.now(), maxFailures: Self.maxTxCodeFailures)
-                guard case .redeemed(let record) = redemption else { return (redemption, nil) }
-                return (redemption, try then(Offer(record: record), db))
-            }
+        do throws(StoreError) {
+            outcome = try offerRepository.redeem(
+                issuer: issuer, preAuthorizedCode: code, txCode: txCode, now: clock.now(), maxFailures: Self.maxTxCodeFailures
+            ) { record, db throws(StoreError) in try then(Offer(record: record), db) }
         } catch {
             logger.error("offer store failure: \(error)")
             throw .serverError("the offer store failed")
@@ -95,53 +92,6 @@ extension PIDProvider {
         case (.txCodeUnexpected, _): throw .invalidRequest("this pre-authorized code takes no tx_code")
         case (.txCodeWrong(let remaining), _): throw .invalidGrant("wrong tx_code (\(remaining) attempts left)")
         }
-    }
-
-    /// The Credential Offer object (OpenID4VCI 1.0 §4.1.1).
-    public func credentialOfferJSON(_ offer: Offer) -> JSONValue {
-        var grant: [String: JSONValue] = [:]
-        if let code = offer.preAuthorizedCode {
-            grant["pre-authorized_code"] = .string(code)
-            if let tx = offer.txCode {
-                grant["tx_code"] = [
-                    "length": JSONValue(tx.count), "input_mode": "numeric",
-                    "description": .string("Enter the \(tx.count)-digit transaction code shown with this offer"),
-                ]
-            }
-        }
-        if let state = offer.issuerState { grant["issuer_state"] = .string(state) }
-        return [
-            "credential_issuer": .string(issuer),
-            "credential_configuration_ids": JSONValue(offer.credentialConfigurationIDs),
-            "grants": .object([offer.grant.grantTypeURI: .object(grant)]),
-        ]
-    }
-
-    /// The wallet's deep link (§4.1): by reference (`credential_offer_uri`, what the QR codes
-    /// carry, short enough to scan) or by value (`credential_offer`, the JSON itself).
-    public func offerURL(_ offer: Offer, byValue: Bool = false) -> String {
-        let parameter = byValue
-            ? (name: "credential_offer", value: credentialOfferJSON(offer).serialized())
-            : (name: "credential_offer_uri", value: urls.credentialOffer(offer.id))
-        return URLEncoding.appendingQuery([parameter], to: "openid-credential-offer://")
-    }
-
-    /// The admin API's 201 body: the offer, its URLs and, when it has one, the tx_code (the
-    /// tester must pass it to the wallet out of band, §4.1.1).
-    public func offerCreatedJSON(_ offer: Offer) -> JSONValue {
-        var body: [String: JSONValue] = [
-            "offer_id": .string(offer.id),
-            "credential_offer": credentialOfferJSON(offer),
-            "credential_offer_uri": .string(urls.credentialOffer(offer.id)),
-            "offer_url": .string(offerURL(offer)),
-            "offer_url_by_value": .string(offerURL(offer, byValue: true)),
-            "qr_png": .string(urls.offerQRPNG(offer.id)),
-            "qr_svg": .string(urls.offerQRSVG(offer.id)),
-            "offer_page": .string(urls.offerPage(offer.id)),
-            "expires_at": .int(offer.expiresAt),
-        ]
-        if let tx = offer.txCode { body["tx_code"] = .string(tx) }
-        return .object(body)
     }
 
     fileprivate var offerRepository: OfferRepository { OfferRepository(database: database) }
