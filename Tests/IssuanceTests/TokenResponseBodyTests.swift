@@ -8,7 +8,7 @@ final class TokenResponseBodyTests: XCTestCase {
     func testTokenResponseBytesAreTheSerializedValue() throws {
         let details: [JSONValue] = [["type": "openid_credential", "credential_configuration_id": "urn:eudi:pid:1",
                                      "credential_identifiers": ["id\"1"]]]
-        let claims = SplicedJSON.Fragment(["given_name": "Erika", "nested": ["a": [1, 2, "\u{7}"]]])
+        let claims = JSONFragment(["given_name": "Erika", "nested": ["a": [1, 2, "\u{7}"]]])
         for withDetails in [false, true] {
             for previews in [nil, [], [TokenResponseBody.Preview(configurationID: "urn:eudi:pid:1", format: "dc+sd-jwt", claims: claims),
                                        TokenResponseBody.Preview(configurationID: "m", format: "mso_mdoc", claims: claims)]] {

@@ -23,7 +23,7 @@ extension PIDProvider {
 
     /// `credentialClaims` with its JSON text, for the token response.
     func credentialClaimsFragment(for persona: Persona, configuration: CredentialConfiguration, issuedAt: Int64,
-                                  expiresAt: Int64) -> SplicedJSON.Fragment {
+                                  expiresAt: Int64) -> JSONFragment {
         prepared(persona, configuration, issuedAt, expiresAt).previewFragment
     }
 

@@ -23,8 +23,8 @@ struct PreparedClaims: Sendable {
     /// The mdoc elements in the Rulebook's table order, their values encoded; mso_mdoc only.
     let mdocElements: [IssuerSignedElement]
     /// `credential_previews[].claims` of the token response (see `credentialClaims`), with its
-    /// JSON text, serialized once here rather than in every token response (see SplicedJSON).
-    let previewFragment: SplicedJSON.Fragment
+    /// JSON text, serialized once here rather than in every token response (see JSONFragment).
+    let previewFragment: JSONFragment
     var preview: JSONValue { previewFragment.value }
 
     init(_ set: PIDClaimSet, configuration: CredentialConfiguration) {
@@ -36,11 +36,11 @@ struct PreparedClaims: Sendable {
             mdocElements = []
             var previewClaims = set.claims
             previewClaims["vct"] = .string(configuration.type)
-            previewFragment = SplicedJSON.Fragment(.object(previewClaims))
+            previewFragment = JSONFragment(.object(previewClaims))
         case .mdoc:
             sdJWTPayload = nil
             mdocElements = set.mdocElements.map { IssuerSignedElement(identifier: $0.identifier, value: $0.value) }
-            previewFragment = SplicedJSON.Fragment([configuration.type: .object(set.mdocPreview)])
+            previewFragment = JSONFragment([configuration.type: .object(set.mdocPreview)])
         }
     }
 }

@@ -163,7 +163,7 @@ extension PIDProvider {
 /// The token response (OpenID4VCI §6.2) as a JSON value and as the bytes sent. The bytes are
 /// written member by member (`JSONBytes`, sorted keys as the serializer writes them), each
 /// preview's claims copied from their JSON text made once per persona, configuration and day:
-/// building the dictionaries and splicing the previews into the serialized rest (`SplicedJSON`)
+/// building the dictionaries and splicing the previews into the serialized rest around markers
 /// cost 36,000 instructions per token request, this 7,000 (callgrind, issuance-callgrind.sh).
 /// A test holds the two forms byte-identical.
 struct TokenResponseBody {
@@ -171,7 +171,7 @@ struct TokenResponseBody {
     struct Preview {
         let configurationID: String
         let format: String
-        let claims: SplicedJSON.Fragment
+        let claims: JSONFragment
     }
 
     let accessToken: String
