@@ -731,14 +731,15 @@ def test_mock_issuer_bench_over_keep_alive(mock_issuer, trustbed_bin, options):
 
 # Members the wallet does not read, with escapes, non-ASCII text, numbers and nesting: skipped, not
 # built. Then the same response made malformed in a member it does not read, or with a repeated
-# top-level member: refused all the same.
+# member name, at the top level or inside a member it does not read: refused all the same.
 PREVIEWS = ('"credential_previews": [{"claims": {"name": "Zo\\u00eb \\"Z\\" \\\\ \\/", "city": "K\u00f6ln", '
             '"n": [1, -2.5e3, 0.0, true, false, null, {}, []], "deep": {"a": {"b": [[{"c": "\\ud83d\\ude00"}]]}}}}], "x": 1E2')
 
 
 @pytest.mark.parametrize("extra, ok", [(PREVIEWS, True), ('"credential_previews": [{"name": "bad \\x escape"}]', False),
                                        ('"credential_previews": [{"n": 1e999}]', False), ('"x": [1, 2', False),
-                                       ('"token_type": "Bearer"', False), ('"x": "\u0001"', False)])
+                                       ('"token_type": "Bearer"', False), ('"x": "\u0001"', False),
+                                       ('"credential_previews": [{"n": 1, "n": 2}]', False)])
 def test_mock_issuer_token_response_members(mock_issuer, trustbed_bin, extra, ok):
     m = mock_issuer(http11=True, token_extra=extra)
     p = run_cli("wallet", "bench", "--issuer", m.issuer, "--admin-token", "admin-secret", "--persona", "zoe", "--concurrency", "2",
