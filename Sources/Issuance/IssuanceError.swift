@@ -18,6 +18,8 @@ public struct IssuanceError: Error, Equatable, Sendable, CustomStringConvertible
         case invalidDPoPProof = "invalid_dpop_proof"
         case useDPoPNonce = "use_dpop_nonce"
         case invalidToken = "invalid_token"
+        /// RFC 6750 §3.1: a valid token that does not cover what was asked (403).
+        case insufficientScope = "insufficient_scope"
         case serverError = "server_error"
         // OpenID4VCI 1.0.
         case invalidCredentialRequest = "invalid_credential_request"
@@ -44,6 +46,11 @@ public struct IssuanceError: Error, Equatable, Sendable, CustomStringConvertible
     /// For `invalid_token` and missing credentials at a protected resource: the scheme to name
     /// in `WWW-Authenticate` (`Bearer` or `DPoP`, RFC 6750 §3 and RFC 9449 §7.1).
     public var authenticationScheme: String?
+    /// False when the request carried no authentication at all (no `Authorization`, or a
+    /// scheme we do not support): RFC 6750 §3.1 says the challenge then SHOULD NOT include an
+    /// error code, so `WWW-Authenticate` names only the scheme (the JSON body keeps the code,
+    /// as every error of this server is JSON).
+    public var challengeNamesError = true
     /// `issuance_pending`: seconds the wallet should wait (OpenID4VCI §9.3).
     public var interval: Int?
 
@@ -64,7 +71,7 @@ public struct IssuanceError: Error, Equatable, Sendable, CustomStringConvertible
         // (RFC 9449 §7.1, §9); at the token endpoint they are 400.
         case .useDPoPNonce where authenticationScheme != nil: 401
         case .invalidDPoPProof where authenticationScheme != nil: 401
-        case .accessDenied: 403
+        case .accessDenied, .insufficientScope: 403
         case .notFound: 404
         case .serverError: 500
         default: 400
@@ -73,6 +80,14 @@ public struct IssuanceError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 extension IssuanceError {
+    /// A protected resource's 401 for a request without usable credentials (RFC 6750 §3.1):
+    /// `WWW-Authenticate` names `scheme` with no `error`.
+    public static func authenticationRequired(_ why: String, scheme: String) -> IssuanceError {
+        var error = IssuanceError(.invalidToken, why, authenticationScheme: scheme)
+        error.challengeNamesError = false
+        return error
+    }
+
     public static func invalidRequest(_ why: String) -> IssuanceError { IssuanceError(.invalidRequest, why) }
     public static func invalidGrant(_ why: String) -> IssuanceError { IssuanceError(.invalidGrant, why) }
     public static func invalidCredentialRequest(_ why: String) -> IssuanceError { IssuanceError(.invalidCredentialRequest, why) }

@@ -92,7 +92,7 @@ final class CredentialEndpointTests: XCTestCase {
         }
         XCTAssertEqual(send(["credential_configuration_id": "no.such", "proofs": try proofs(provider).0]), .unknownCredentialConfiguration)
         XCTAssertEqual(send(["credential_configuration_id": "eu.europa.ec.eudi.pid.1", "proofs": try proofs(provider).0]),
-                       .credentialRequestDenied, "the token grants the SD-JWT configuration only")
+                       .insufficientScope, "the token grants the SD-JWT configuration only (RFC 6750 §3.1)")
         XCTAssertEqual(send(["proofs": try proofs(provider).0]), .invalidCredentialRequest)
         XCTAssertEqual(send(["credential_configuration_id": "urn:eudi:pid:1", "credential_identifier": "x",
                              "proofs": try proofs(provider).0]), .invalidCredentialRequest)
@@ -225,12 +225,26 @@ final class CredentialEndpointTests: XCTestCase {
                             "proofs": ["jwt": [.string(try T.proof(PrivateKey(generatingFor: .ES256), nonce: nonce))]]])
         let anonymous = send(router, .post, "/credential", headers: ["Content-Type": "application/json"], body: body)
         XCTAssertEqual(anonymous.status, .unauthorized)
-        XCTAssertTrue(anonymous.header("www-authenticate")?.hasPrefix("Bearer") == true)
+        XCTAssertEqual(anonymous.header("www-authenticate"), "Bearer", "RFC 6750 §3.1: no error code without credentials")
+        let basic = send(router, .post, "/credential",
+                         headers: ["Content-Type": "application/json", "Authorization": "Basic Zm9vOmJhcg=="], body: body)
+        XCTAssertEqual(basic.status, .unauthorized)
+        XCTAssertEqual(basic.header("www-authenticate"), "Bearer", "an unsupported scheme is no authentication")
 
         let token = try bearer(provider)
         let issued = send(router, .post, "/credential",
                           headers: ["Content-Type": "application/json; charset=utf-8", "Authorization": "Bearer \(token)"], body: body)
         XCTAssertEqual(issued.status, .ok)
+        // A valid token for another configuration: 403 insufficient_scope (OpenID4VCI §8.3.1.1, RFC 6750 §3.1).
+        let mdocBody = request(["credential_configuration_id": "eu.europa.ec.eudi.pid.1",
+                                "proofs": ["jwt": [.string(try T.proof(PrivateKey(generatingFor: .ES256),
+                                                                       nonce: try provider.issueCNonce()))]]])
+        let uncovered = send(router, .post, "/credential",
+                             headers: ["Content-Type": "application/json", "Authorization": "Bearer \(token)"], body: mdocBody)
+        XCTAssertEqual(uncovered.status, .forbidden)
+        XCTAssertEqual(try JSONValue.parse(uncovered.body)["error"], "insufficient_scope")
+        XCTAssertEqual(uncovered.header("www-authenticate")?.hasPrefix(#"Bearer error="insufficient_scope", error_description=""#), true,
+                       uncovered.header("www-authenticate") ?? "no challenge")
         XCTAssertEqual(issued.header("cache-control"), "no-store")
         XCTAssertEqual(issued.header("content-type"), "application/json")
         let notificationID = try XCTUnwrap(JSONValue.parse(issued.body)["notification_id"]?.stringValue)

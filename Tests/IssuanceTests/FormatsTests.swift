@@ -79,9 +79,10 @@ final class FormatsTests: XCTestCase {
         let header = try XCTUnwrap(report["header"]?.objectValue)
         XCTAssertEqual(header["typ"], "dc+sd-jwt")
         XCTAssertEqual(header["alg"], "ES256")
-        XCTAssertEqual(header["x5c"]?.arrayValue?.count, 1, "HAIP: the document signer only, no IACA root")
+        XCTAssertEqual(header["x5c"]?.arrayValue?.count, 1, "HAIP: the credential signer only, no IACA root")
         XCTAssertEqual(report["x5c_issued_by_iaca"], true)
-        XCTAssertEqual(report["x5c_is_document_signer"], .string(Hex.encode(provider.keys.documentSigner.der)))
+        XCTAssertEqual(report["x5c_is_document_signer"], .string(Hex.encode(provider.keys.credentialSigner.der)),
+                       "SD-JWT VCs are signed under the credential signer, not the mdoc document signer")
 
         let payload = try XCTUnwrap(report["payload"]?.objectValue)
         XCTAssertEqual(payload["iss"], .string(FormatsTestProvider.issuer))
@@ -230,6 +231,11 @@ print(json.dumps({"header": header, "payload": payload, "visible": sorted(payloa
         XCTAssertEqual(elements["portrait"]?.arrayValue?.last?.stringValue?.hasPrefix("ffd8"), true, "a JPEG")
         XCTAssertEqual(elements["recovery_code"], ["str", .string(provider.recoveryCode(for: persona))])
         XCTAssertNil(elements["bsn"])
+        // ARF Annex 2 PID_06: the recovery code is ours, so it sits in the domestic nameSpace
+        // (default eu.europa.ec.eudi.pid.<issuing country>.1); the Rulebook's stay in the EU one.
+        let namespaces = try XCTUnwrap(report["namespaces"]?.objectValue)
+        XCTAssertEqual(namespaces["recovery_code"], "eu.europa.ec.eudi.pid.nl.1")
+        XCTAssertEqual(Set(namespaces.filter { $0.key != "recovery_code" }.values), ["eu.europa.ec.eudi.pid.1"])
         XCTAssertEqual(report["digests_checked"]?.intValue, Int64(elements.count))
         XCTAssertGreaterThanOrEqual(report["min_random"]?.intValue ?? 0, 16)
 
@@ -263,17 +269,17 @@ def describe(v):
     if isinstance(v, (list, tuple)): return ["list", list(v)]
     if hasattr(v, "isoformat"): return [type(v).__name__, v.isoformat()]
     return [type(v).__name__, v]
-elements, checked, min_random = {}, 0, 999
+elements, checked, min_random, where = {}, 0, 999, {}
 for ns, items in issuer_signed["nameSpaces"].items():
-    assert ns == doc_type, ns
     for tagged in items:
         assert tagged.tag == 24
         item = cbor2.loads(tagged.value)
         assert hashlib.sha256(cbor2.dumps(tagged)).digest() == mso["valueDigests"][ns][item["digestID"]]
         elements[item["elementIdentifier"]] = describe(item["elementValue"])
+        where[item["elementIdentifier"]] = ns
         min_random = min(min_random, len(item["random"]))
         checked += 1
-report.update(elements=elements, digests_checked=checked, min_random=min_random)
+report.update(elements=elements, digests_checked=checked, min_random=min_random, namespaces=where)
 x5chain = issuer_auth[1][33]
 assert isinstance(x5chain, bytes), "a single certificate is a bstr"
 report["x5chain"] = x5chain.hex()
@@ -319,7 +325,8 @@ print(json.dumps(report, default=str))
         let mdoc = try IssuerSigned(base64URL: provider.issueCredential(
             persona: erika, configuration: FormatsTestProvider.mdoc, holderKey: holder, status: status, issuedAt: now,
             expiresAt: now + 600))
-        let element = try XCTUnwrap(mdoc.nameSpaces[EUDIPID.nameSpace]?.first { $0.item.elementIdentifier == "recovery_code" })
+        XCTAssertNil(mdoc.nameSpaces[EUDIPID.nameSpace]?.first { $0.item.elementIdentifier == "recovery_code" })
+        let element = try XCTUnwrap(mdoc.nameSpaces["eu.europa.ec.eudi.pid.nl.1"]?.first { $0.item.elementIdentifier == "recovery_code" })
         seen.insert(try XCTUnwrap(element.item.elementValue.textValue))
         XCTAssertEqual(seen, [provider.recoveryCode(for: erika)])
 
@@ -333,8 +340,9 @@ print(json.dumps(report, default=str))
         XCTAssertEqual(python, provider.recoveryCode(for: erika))
     }
 
-    /// The NL profile adds `bsn` (the persona's, else its personal administrative number) as a
-    /// selectively disclosable claim; the EUDI configurations never carry it.
+    /// The NL profile adds the persona's `bsn` as a selectively disclosable claim, and none for a
+    /// persona without one (never its personal administrative number instead); the EUDI
+    /// configurations never carry it.
     func testNLProfileCarriesBSN() throws {
         let provider = try FormatsTestProvider.make()
         let sanne = try FormatsTestProvider.persona("sanne", in: provider)
@@ -349,7 +357,12 @@ print(json.dumps(report, default=str))
         XCTAssertEqual(try issued.parsedIssuerJWT().payload()["vct"], "urn:eudi:pid:nl:1")
 
         let preview = provider.credentialClaims(for: erika, configuration: FormatsTestProvider.nl, issuedAt: now, expiresAt: now + 600)
-        XCTAssertEqual(preview["bsn"], .string(erika.personalAdministrativeNumber), "no bsn claim: the PAN stands in")
+        XCTAssertNil(preview["bsn"], "no bsn for a persona without one")
+        let erikaNL = try SDJWT.parse(provider.issueCredential(persona: erika, configuration: FormatsTestProvider.nl,
+                                                               holderKey: holder, status: status, issuedAt: now, expiresAt: now + 600))
+        XCTAssertNil(erikaNL.disclosures.first { $0.name == "bsn" })
+        XCTAssertNil(try erikaNL.parsedIssuerJWT().payload()["bsn"])
+        XCTAssertNotNil(erikaNL.disclosures.first { $0.name == "recovery_code" })
         let eudi = provider.credentialClaims(for: sanne, configuration: FormatsTestProvider.sdJWT, issuedAt: now, expiresAt: now + 600)
         XCTAssertNil(eudi["bsn"])
     }
@@ -370,12 +383,13 @@ print(json.dumps(report, default=str))
         for technical in ["iss", "iat", "nbf", "exp", "cnf", "status", "_sd", "_sd_alg"] { XCTAssertNil(sd[technical], technical) }
 
         let md = provider.credentialClaims(for: jose, configuration: FormatsTestProvider.mdoc, issuedAt: now, expiresAt: now + 600)
-        XCTAssertEqual(md.objectValue?.keys.sorted(), ["eu.europa.ec.eudi.pid.1"])
+        XCTAssertEqual(md.objectValue?.keys.sorted(), ["eu.europa.ec.eudi.pid.1", "eu.europa.ec.eudi.pid.nl.1"])
         let elements = try XCTUnwrap(md["eu.europa.ec.eudi.pid.1"]?.objectValue)
+        XCTAssertNil(elements["recovery_code"], "the recovery code is in the domestic nameSpace")
+        XCTAssertEqual(md["eu.europa.ec.eudi.pid.nl.1"], ["recovery_code": sd["recovery_code"]!])
         XCTAssertEqual(elements["birth_date"], "1988-02-29")
         XCTAssertEqual(elements["resident_street"], "Calle de Alcalá")
         XCTAssertEqual(elements["nationality"], ["ES"])
-        XCTAssertEqual(elements["recovery_code"], sd["recovery_code"])
         XCTAssertEqual(elements["portrait"]?.stringValue.flatMap(Base64URL.decode)?.prefix(2), [0xFF, 0xD8])
         XCTAssertNil(elements["given_name_birth"], "absent claims stay absent")
     }

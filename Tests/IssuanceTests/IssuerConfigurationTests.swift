@@ -22,4 +22,26 @@ final class IssuerConfigurationTests: XCTestCase {
             XCTAssertEqual("\(error)".contains("credential_configurations.x.format"), true, "\(error)")
         }
     }
+
+    /// ARF Annex 2 PID_06: the mdoc's domestic nameSpace defaults from the issuing country and
+    /// may be set per mso_mdoc configuration (`domestic_namespace`), never on an SD-JWT VC one.
+    func testDomesticNameSpace() throws {
+        let personas = #"[{"id": "a", "personal_administrative_number": "1", "given_name": "A", "family_name": "B", "birthdate": "2000-01-01"}]"#
+        let c = try parse("""
+        {"credential_configurations": {
+            "m": {"format": "mso_mdoc", "doctype": "eu.europa.ec.eudi.pid.1"},
+            "d": {"format": "mso_mdoc", "doctype": "eu.europa.ec.eudi.pid.1", "domestic_namespace": "org.example.pid.1"}},
+         "issuing_country": "BE", "personas": \(personas)}
+        """)
+        XCTAssertEqual(c.domesticNameSpace(for: try XCTUnwrap(c.configuration(id: "m"))), "eu.europa.ec.eudi.pid.be.1")
+        XCTAssertEqual(c.domesticNameSpace(for: try XCTUnwrap(c.configuration(id: "d"))), "org.example.pid.1")
+        for bad in [#"{"format": "dc+sd-jwt", "vct": "v", "domestic_namespace": "x.1"}"#,
+                    #"{"format": "mso_mdoc", "doctype": "eu.europa.ec.eudi.pid.1", "domestic_namespace": "eu.europa.ec.eudi.pid.1"}"#,
+                    #"{"format": "mso_mdoc", "doctype": "d", "domestic_namespace": ""}"#,
+                    #"{"format": "mso_mdoc", "doctype": "d", "domestic_namespace": 7}"#] {
+            XCTAssertThrowsError(try parse(#"{"credential_configurations": {"x": \#(bad)}, "personas": \#(personas)}"#)) { error in
+                XCTAssertTrue("\(error)".contains("credential_configurations.x.domestic_namespace"), "\(error)")
+            }
+        }
+    }
 }

@@ -41,7 +41,7 @@ final class IssuerKeysTests: XCTestCase {
     func testCreatedOnceWithPrivateModesThenReused() throws {
         let first = try IssuerKeys.loadOrCreate(directory: directory, issuer: "https://i.example", country: "NL", authority: "T",
                                                 now: 1_800_000_000)
-        for name in ["iaca.key.pem", "document-signer.key.pem", "encryption.key.pem", "recovery-secret"] {
+        for name in ["iaca.key.pem", "document-signer.key.pem", "credential-signer.key.pem", "encryption.key.pem", "recovery-secret"] {
             let mode = try FileManager.default.attributesOfItem(atPath: "\(directory)/\(name)")[.posixPermissions] as? Int
             XCTAssertEqual(mode, 0o600, name)
         }
@@ -56,6 +56,14 @@ final class IssuerKeysTests: XCTestCase {
         XCTAssertTrue(first.documentSigner.isSigned(by: try first.iaca.publicKey()))
         XCTAssertEqual(first.documentSigner.extendedKeyUsage, [AnnexB.documentSignerEKU])
         XCTAssertEqual(first.iaca.isCA, true)
+        // The credential signer (SD-JWT VC, status lists, signed metadata): same IACA, no mdoc EKU.
+        XCTAssertEqual(again.credentialSigner, first.credentialSigner)
+        XCTAssertTrue(first.credentialSigner.isSigned(by: try first.iaca.publicKey()))
+        XCTAssertNil(first.credentialSigner.extendedKeyUsage)
+        XCTAssertEqual(first.credentialSigner.subjectAlternativeNames, [.uri("https://i.example")])
+        XCTAssertEqual(first.x5c, Certificate.x5c([first.credentialSigner]))
+        XCTAssertNotEqual(first.credentialSignerKey.publicKey, first.documentSignerKey.publicKey)
+        XCTAssertNoThrow(try Certificate.verifyChain(leaf: first.credentialSigner, roots: [first.iaca], at: 1_800_000_000))
         XCTAssertEqual(first.iaca.crlDistributionPointURIs, ["https://i.example/iaca.crl"])
         XCTAssertEqual(first.documentSigner.subjectAlternativeNames, [.uri("https://i.example")])
         // Served under another URL, the issuer gets a document signer naming that URL.
@@ -63,6 +71,24 @@ final class IssuerKeysTests: XCTestCase {
                                                 now: 1_800_000_200)
         XCTAssertEqual(moved.documentSigner.subjectAlternativeNames, [.uri("https://moved.example")])
         XCTAssertEqual(moved.iaca, first.iaca)
+    }
+
+    /// A key folder from before the credential signer existed keeps its keys and gains one.
+    func testFolderWithoutCredentialSignerGetsOneAndKeepsTheRest() throws {
+        let first = try IssuerKeys.loadOrCreate(directory: directory, issuer: "https://i.example", country: "NL", authority: "T",
+                                                now: 1_800_000_000)
+        let before = try ["iaca.pem", "iaca.key.pem", "document-signer.pem", "document-signer.key.pem", "encryption.key.pem",
+                          "recovery-secret"].map { try String(contentsOfFile: "\(directory)/\($0)", encoding: .utf8) }
+        try FileManager.default.removeItem(atPath: directory + "/credential-signer.pem")
+        try FileManager.default.removeItem(atPath: directory + "/credential-signer.key.pem")
+        let again = try IssuerKeys.loadOrCreate(directory: directory, issuer: "https://i.example", country: "NL", authority: "T",
+                                                now: 1_800_000_100)
+        let after = try ["iaca.pem", "iaca.key.pem", "document-signer.pem", "document-signer.key.pem", "encryption.key.pem",
+                         "recovery-secret"].map { try String(contentsOfFile: "\(directory)/\($0)", encoding: .utf8) }
+        XCTAssertEqual(after, before, "existing keys are never overwritten")
+        XCTAssertNotEqual(again.credentialSigner, first.credentialSigner)
+        XCTAssertTrue(again.credentialSigner.isSigned(by: try first.iaca.publicKey()))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/credential-signer.key.pem"))
     }
 
     func testDocumentSignerIsReplacedBeforeItExpires() throws {
@@ -90,6 +116,12 @@ final class IssuerMetadataTests: XCTestCase {
         XCTAssertEqual(configs["urn:eudi:pid:1"]?["vct"], "urn:eudi:pid:1")
         let nlPaths = configs["urn:eudi:pid:nl:1"]?["credential_metadata"]?["claims"]?.arrayValue?.compactMap { $0["path"] } ?? []
         XCTAssertTrue(nlPaths.contains(["bsn"]))
+        let nlBSN = configs["urn:eudi:pid:nl:1"]?["credential_metadata"]?["claims"]?.arrayValue?.first { $0["path"] == ["bsn"] }
+        XCTAssertEqual(nlBSN?["mandatory"], false, "personas without a BSN get an NL PID without one")
+        let mdocPaths = configs["eu.europa.ec.eudi.pid.1"]?["credential_metadata"]?["claims"]?.arrayValue?.compactMap { $0["path"] } ?? []
+        XCTAssertTrue(mdocPaths.contains(["eu.europa.ec.eudi.pid.nl.1", "recovery_code"]), "the domestic nameSpace (PID_06)")
+        XCTAssertFalse(mdocPaths.contains(["eu.europa.ec.eudi.pid.1", "recovery_code"]))
+        XCTAssertTrue(mdocPaths.contains(["eu.europa.ec.eudi.pid.1", "given_name"]))
         let asMetadata = provider.authorizationServerMetadata
         XCTAssertEqual(asMetadata["pre-authorized_grant_anonymous_access_supported"], false)
         XCTAssertEqual(asMetadata["token_endpoint_auth_methods_supported"], ["attest_jwt_client_auth"])

@@ -216,6 +216,40 @@ final class OAuthFlowTests: XCTestCase {
         XCTAssertEqual(OAuthFixture.redirectQuery(wrong)["error"], "access_denied")
     }
 
+    /// OpenID4VCI §5.1.1: members of an `openid_credential` detail the issuer does not know are
+    /// ignored (at PAR and at the token endpoint); the ones it knows are still checked.
+    func testAuthorizationDetailsIgnoreUnknownMembers() throws {
+        let provider = try OAuthFixture.make()
+        let router = IssuanceRoutes(provider: provider).router()
+        let client = OAuthFixture.Client(at: now)
+        let extra = #"[{"type":"openid_credential","credential_configuration_id":"\#(OAuthFixture.sdJWT)","#
+            + #""future_member":{"x":[1]},"format":"dc+sd-jwt","claims":[{"path":["given_name"],"mandatory":true,"z":1}]}]"#
+        let accepted = OAuthFixture.send(router, .post, "/par", headers: client.headers(at: now),
+                                         form: parForm(client, details: []) + [("authorization_details", extra)])
+        XCTAssertEqual(accepted.status, .created, String(decoding: accepted.body, as: UTF8.self))
+        let bad: [String] = [
+            #"[{"type":"openid_credential","credential_configuration_id":"\#(OAuthFixture.sdJWT)","claims":[]}]"#,
+            #"[{"type":"openid_credential","credential_configuration_id":"\#(OAuthFixture.sdJWT)","claims":[{"path":[-1]}]}]"#,
+            #"[{"type":"openid_credential","credential_configuration_id":"\#(OAuthFixture.sdJWT)","claims":[{"path":["a"],"mandatory":"yes"}]}]"#,
+            #"[{"type":"openid_credential","credential_configuration_id":"\#(OAuthFixture.sdJWT)","locations":["https://other.example"]}]"#,
+            #"[{"type":"openid_credential","credential_configuration_id":7}]"#,
+        ]
+        for text in bad {
+            let response = OAuthFixture.send(router, .post, "/par", headers: client.headers(at: now),
+                                             form: parForm(client, details: []) + [("authorization_details", text)])
+            XCTAssertEqual(try OAuthFixture.json(response)["error"], "invalid_authorization_details", text)
+        }
+        let offer = try provider.createOffer(personaID: "erika", credentialConfigurationIDs: [OAuthFixture.sdJWT],
+                                             grant: .preAuthorizedCode, txCode: false)
+        let token = tokenRequest(router, provider, [("grant_type", PIDProvider.preAuthorizedGrantType),
+                                                    ("pre-authorized_code", offer.preAuthorizedCode!),
+                                                    ("authorization_details", extra)], client: nil, dpopKey: nil)
+        XCTAssertEqual(token.status, .ok, String(decoding: token.body, as: UTF8.self))
+        let details = try XCTUnwrap(try OAuthFixture.json(token)["authorization_details"]?.arrayValue)
+        XCTAssertEqual(details.first?["credential_configuration_id"]?.stringValue, OAuthFixture.sdJWT)
+        XCTAssertNil(details.first?["future_member"], "the response lists what was issued, not the unknown member")
+    }
+
     /// The token is stored in the transaction that redeems the code; asking for more than the
     /// offer still burns the code (and stores no token).
     func testPreAuthorizedRefusalAfterRedemptionBurnsTheCode() throws {

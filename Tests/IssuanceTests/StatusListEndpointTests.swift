@@ -28,8 +28,8 @@ final class StatusListEndpointTests: XCTestCase {
         let jws = try JWS.parse(compact)
         XCTAssertEqual(jws.header["typ"], "statuslist+jwt")
         XCTAssertEqual(jws.header["alg"], "ES256")
-        XCTAssertEqual(jws.header["x5c"], JSONValue(Certificate.x5c([provider.keys.documentSigner])))
-        let key = JWK(publicKey: try provider.keys.documentSigner.publicKey(), use: nil)
+        XCTAssertEqual(jws.header["x5c"], JSONValue(Certificate.x5c([provider.keys.credentialSigner])))
+        let key = JWK(publicKey: try provider.keys.credentialSigner.publicKey(), use: nil)
         return try StatusListToken.verify(compact, keys: JWKSet(keys: [key]), expectedSubject: T.issuer + "/status/\(number)",
                                           now: T.start)
     }

@@ -199,7 +199,7 @@ def test_request_shape_errors(pid, bearer):
                       ("invalid_credential_request", "invalid_proof"))
     # The token was granted for the SD-JWT configuration only.
     r = post_credential(issuer, token, {"credential_configuration_id": MDOC, "proofs": proofs()})
-    assert_json_error(r, (400, 403), ("invalid_credential_request", "credential_request_denied", "unknown_credential_configuration"))
+    assert_json_error(r, 403, "insufficient_scope")  # OpenID4VCI §8.3.1.1, RFC 6750 §3.1
     # More proofs than batch_size.
     md = requests.get(issuer + "/.well-known/openid-credential-issuer", timeout=10).json()
     n = md["batch_credential_issuance"]["batch_size"] + 1

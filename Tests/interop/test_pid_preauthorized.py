@@ -189,7 +189,9 @@ def test_mdoc_pid_with_tx_code(pid):
     assert el["recovery_code"] == recovery_code(recovery_secret(pid), who["personal_administrative_number"])
     for name in ("issuing_country", "issuing_authority", "expiry_date"):
         assert name in el, f"PID Rulebook element {name} missing: {sorted(el)}"
-    assert {i["namespace"] for i in checked["items"]} == {MDOC}
+    # ARF Annex 2 PID_06: the recovery code is ours, so it sits in the domestic nameSpace.
+    assert {i["namespace"] for i in checked["items"]} == {MDOC, "eu.europa.ec.eudi.pid.nl.1"}
+    assert [i["namespace"] for i in checked["items"] if i["elementIdentifier"] == "recovery_code"] == ["eu.europa.ec.eudi.pid.nl.1"]
     salts = [i["random"] for i in checked["items"]]
     assert len(set(salts)) == len(salts), "every item has its own random salt"
     sl = checked["mso"]["status"]["status_list"]

@@ -48,9 +48,8 @@ public enum AnnexB {
     /// when the IACA has one) copied from the IACA, as Annex B requires them to match;
     /// authorityKeyIdentifier; subjectKeyIdentifier; keyUsage critical digitalSignature;
     /// extendedKeyUsage critical 1.0.18013.5.1.2; issuerAlternativeName; CRL distribution point;
-    /// no basicConstraints. The validity must lie within the IACA's. `subjectAltNames` (e.g. the
-    /// issuer's URL) lets the same certificate sign SD-JWT VCs, whose `iss` a verifier matches
-    /// against the leaf's subjectAltName URI (SD-JWT VC, X.509 key discovery).
+    /// no basicConstraints. The validity must lie within the IACA's. It signs mdocs only; the
+    /// issuer's other artifacts go under `makeCredentialSigner`.
     public static func makeDocumentSigner(
         subjectKey: PublicKey, iaca: Certificate, iacaKey: PrivateKey, organization: String? = nil,
         commonName: String, issuerAltName: GeneralName, subjectAltNames: [GeneralName] = [], crlURL: String, validity: Validity
@@ -72,6 +71,39 @@ public enum AnnexB {
                 .subjectKeyIdentifier,
                 .keyUsage([.digitalSignature]),
                 .extendedKeyUsage([documentSignerEKU], critical: true),
+                .issuerAlternativeName([issuerAltName]),
+                .crlDistributionPoints([crlURL]),
+            ] + (subjectAltNames.isEmpty ? [] : [.subjectAlternativeName(subjectAltNames)]))
+        return try builder.sign(issuer: iaca, key: iacaKey)
+    }
+
+    /// A certificate under `iaca` for what an issuer signs besides mdocs (SD-JWT VCs, status
+    /// list tokens, signed metadata): the document signer profile WITHOUT the extendedKeyUsage
+    /// 1.0.18013.5.1.2, so one key serves one use. An mdoc verifier refuses it as a document
+    /// signer (Annex B, Table B.3, requires that EKU of a DS certificate), and the mdoc document
+    /// signer signs nothing else. keyUsage critical digitalSignature; `subjectAltNames` carries
+    /// the issuer's URL, which SD-JWT VC verifiers match against `iss` (SD-JWT VC, X.509 key
+    /// discovery). Same validity limits as a document signer.
+    public static func makeCredentialSigner(
+        subjectKey: PublicKey, iaca: Certificate, iacaKey: PrivateKey, organization: String? = nil,
+        commonName: String, issuerAltName: GeneralName, subjectAltNames: [GeneralName], crlURL: String, validity: Validity
+    ) throws(CertificateError) -> Certificate {
+        guard validity.duration > 0, validity.duration <= maximumDocumentSignerValidity else {
+            throw CertificateError(.invalidEncoding, "credential signer validity must be at most 457 days")
+        }
+        guard validity.notBefore >= iaca.notBefore, validity.notAfter <= iaca.notAfter else {
+            throw CertificateError(.invalidEncoding, "credential signer validity must lie within the IACA's")
+        }
+        let iacaName = iaca.subject
+        guard let country = iacaName.country else { throw CertificateError(.invalidName, "IACA has no country") }
+        let name = DistinguishedName(
+            country: country, stateOrProvince: iacaName.stateOrProvince, organization: organization, commonName: commonName)
+        let builder = CertificateBuilder(
+            subject: name, subjectKey: subjectKey, notBefore: validity.notBefore, notAfter: validity.notAfter,
+            extensions: [
+                .authorityKeyIdentifier,
+                .subjectKeyIdentifier,
+                .keyUsage([.digitalSignature]),
                 .issuerAlternativeName([issuerAltName]),
                 .crlDistributionPoints([crlURL]),
             ] + (subjectAltNames.isEmpty ? [] : [.subjectAlternativeName(subjectAltNames)]))

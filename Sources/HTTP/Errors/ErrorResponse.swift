@@ -52,7 +52,7 @@ public struct RedirectedError: Error {
     }
 
     public var response: HTTPResponse {
-        var parameters = [("error", error.code), ("error_description", error.errorDescription)]
+        var parameters = [("error", error.code), ("error_description", ErrorDescription.sanitized(error.errorDescription))]
         if let state { parameters.append(("state", state)) }
         if let issuer { parameters.append(("iss", issuer)) }
         return .redirect(to: target, adding: parameters, status: status)

@@ -55,9 +55,10 @@ public struct HTTPResponse: Sendable {
     }
 
     /// `{"error": code, "error_description": description}` as application/json, the error
-    /// format OAuth 2.0, OpenID4VCI and OpenID Federation share.
+    /// format OAuth 2.0, OpenID4VCI and OpenID Federation share; the description limited to
+    /// the characters RFC 6749 §5.2 allows (`ErrorDescription`).
     public static func error(status: HTTPStatus, code: String, description: String) -> HTTPResponse {
-        .json(["error": .string(code), "error_description": .string(description)], status: status)
+        .json(["error": .string(code), "error_description": .string(ErrorDescription.sanitized(description))], status: status)
     }
 
     /// An answer that is not ready yet because it waits on another host (a remote statement, a

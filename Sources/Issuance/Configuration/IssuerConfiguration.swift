@@ -52,6 +52,13 @@ public struct IssuerConfiguration: Sendable {
     public func configuration(id: String) -> CredentialConfiguration? { credentialConfigurations.first { $0.id == id } }
     public func persona(id: String) -> Persona? { personas.first { $0.id == id } }
 
+    /// The mdoc nameSpace of what a provider adds to the PID (the recovery code): ARF Annex 2
+    /// PID_06 keeps `eu.europa.ec.eudi.pid.1` for the Rulebook's attributes and puts national
+    /// ones in a domestic nameSpace, by default `eu.europa.ec.eudi.pid.<issuing country>.1`.
+    public func domesticNameSpace(for c: CredentialConfiguration) -> String {
+        c.domesticNameSpace ?? "eu.europa.ec.eudi.pid.\(issuingCountry.lowercased()).1"
+    }
+
     static let knownFields: Set<String> = [
         "credential_configurations", "personas", "require_dpop", "require_client_attestation", "batch_size",
         "credential_lifetime", "offer_lifetime", "code_lifetime", "token_lifetime", "nonce_lifetime",
@@ -137,18 +144,23 @@ public struct CredentialConfiguration: Sendable, Equatable {
     public let profile: Profile
     /// The configuration's `credential_metadata.display`, when the file gives one.
     public let display: JSONValue?
+    /// mso_mdoc: `domestic_namespace`, the nameSpace of the provider's additions (see
+    /// `IssuerConfiguration.domesticNameSpace`); nil for the default.
+    public let domesticNameSpace: String?
 
-    public init(id: String, format: Format, type: String, scope: String, profile: Profile = .eudi, display: JSONValue? = nil) {
+    public init(id: String, format: Format, type: String, scope: String, profile: Profile = .eudi, display: JSONValue? = nil,
+                domesticNameSpace: String? = nil) {
         self.id = id
         self.format = format
         self.type = type
         self.scope = scope
         self.profile = profile
         self.display = display
+        self.domesticNameSpace = domesticNameSpace
     }
 
     static func parse(id: String, _ reader: JSONReader) throws(JSONReadError) -> CredentialConfiguration {
-        try reader.rejectUnknown(allowed: ["format", "vct", "doctype", "scope", "profile", "display"])
+        try reader.rejectUnknown(allowed: ["format", "vct", "doctype", "scope", "profile", "display", "domestic_namespace"])
         let formatName = try reader.string("format")
         guard let format = Format(rawValue: formatName) else {
             throw reader.invalid("format", "expected \"dc+sd-jwt\" or \"mso_mdoc\"")
@@ -159,7 +171,14 @@ public struct CredentialConfiguration: Sendable, Equatable {
         if profile == .nl, format != .sdJWT { throw reader.invalid("profile", "the NL profile is an SD-JWT VC") }
         let display = reader.optionalField("display")
         if let display, display.value.arrayValue == nil { throw display.invalid("expected an array of display objects") }
+        let domestic = try reader.optionalString("domestic_namespace")
+        if let domestic {
+            guard format == .mdoc else { throw reader.invalid("domestic_namespace", "only an mso_mdoc configuration has nameSpaces") }
+            guard !domestic.isEmpty, domestic != type, domestic.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw reader.invalid("domestic_namespace", "expected a nameSpace other than the doctype, printable ASCII")
+            }
+        }
         return CredentialConfiguration(id: id, format: format, type: type, scope: try reader.optionalString("scope") ?? id,
-                                       profile: profile, display: display?.value)
+                                       profile: profile, display: display?.value, domesticNameSpace: domestic)
     }
 }

@@ -61,7 +61,10 @@ extension PIDProvider {
                 throw IssuanceError(.unknownCredentialConfiguration, "unknown credential_configuration_id")
             }
             guard grant.credentialConfigurationIDs.contains(id) else {
-                throw IssuanceError(.credentialRequestDenied, "the access token does not grant \(id)")
+                // OpenID4VCI §8.3.1.1 defers to RFC 6750 §3.1: a valid token that does not
+                // cover the request is 403 `insufficient_scope`.
+                throw IssuanceError(.insufficientScope, "the access token does not grant \(id)",
+                                    authenticationScheme: grant.dpopThumbprint == nil ? "Bearer" : "DPoP")
             }
             configurationID = id
         }

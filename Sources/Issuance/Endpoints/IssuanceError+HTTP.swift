@@ -11,17 +11,17 @@ extension IssuanceError: ErrorResponse {
     public var headers: [(name: String, value: String)] {
         var out: [(name: String, value: String)] = []
         if let scheme = authenticationScheme {
-            var challenge = "\(scheme) error=\"\(codeValue.rawValue)\", error_description=\"\(Self.quoted(description))\""
-            if scheme == "DPoP" { challenge += ", algs=\"ES256\"" }
-            out.append(("WWW-Authenticate", challenge))
+            var parameters: [String] = []
+            if challengeNamesError {
+                // RFC 6750 §3: auth-params as quoted-strings; the description is already
+                // limited to RFC 6749 §5.2's characters, so it needs no escaping.
+                parameters.append("error=\"\(codeValue.rawValue)\"")
+                parameters.append("error_description=\"\(ErrorDescription.sanitized(description))\"")
+            }
+            if scheme == "DPoP" { parameters.append("algs=\"ES256\"") }
+            out.append(("WWW-Authenticate", parameters.isEmpty ? scheme : scheme + " " + parameters.joined(separator: ", ")))
         }
         if let dpopNonce { out.append(("DPoP-Nonce", dpopNonce)) }
         return out
-    }
-
-    /// A quoted-string may not hold `"` or `\` unescaped (RFC 9110 §5.6.4); descriptions are
-    /// ours, but may quote client input.
-    private static func quoted(_ text: String) -> String {
-        String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }.map(Character.init))
     }
 }

@@ -8,11 +8,18 @@ extension IssuanceRoutes {
     /// change while the provider lives, so they are prepared once.
     func addMetadataRoutes(to router: inout Router<String>) {
         let provider = self.provider
-        let issuerJSON = HTTPResponse.json(.object(provider.credentialIssuerMetadata)).applying(.publicRead).prepared()
+        // §12.2.2: the document is negotiated on `Accept`, so both forms say `Vary: Accept`
+        // (RFC 9110 §12.5.5) and a shared cache does not hand the JSON to a wallet that asked
+        // for the signed form, or the reverse.
+        var unsigned = HTTPResponse.json(.object(provider.credentialIssuerMetadata))
+        unsigned.headers.append((name: "Vary", value: "Accept"))
+        let issuerJSON = unsigned.applying(.publicRead).prepared()
         router.get("/.well-known/openid-credential-issuer") { _, request, _ in
-            // §12.2.2: a wallet asking for application/jwt gets the signed form; JSON otherwise.
+            // A wallet asking for application/jwt gets the signed form; JSON otherwise.
             guard Self.prefersJWT(request.header("accept")) else { return issuerJSON }
-            return .jwt(try provider.signedCredentialIssuerMetadata(), contentType: "application/jwt")
+            var signed = HTTPResponse.jwt(try provider.signedCredentialIssuerMetadata(), contentType: "application/jwt")
+            signed.headers.append((name: "Vary", value: "Accept"))
+            return signed
         }
         let asJSON = HTTPResponse.json(.object(provider.authorizationServerMetadata)).applying(.publicRead).prepared()
         router.get("/.well-known/oauth-authorization-server", memo: true) { _, _, _ in asJSON }

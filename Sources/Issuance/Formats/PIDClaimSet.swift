@@ -6,7 +6,7 @@ import Support
 /// The claims of one PID issuance in the PID Rulebook's SD-JWT VC naming (ARF Annex 3.01 §4.1):
 /// the persona's own claims plus what the issuer adds at issuance time (administrative dates,
 /// issuing authority and country, age claims computed from `birthdate`, the recovery code and,
-/// for the NL profile, `bsn`). Both formats start from this one set, so an SD-JWT VC and an mdoc
+/// for the NL profile, the persona's `bsn` when it has one). Both formats start from this one set, so an SD-JWT VC and an mdoc
 /// issued for the same person at the same moment say the same thing.
 struct PIDClaimSet {
     /// `age_equal_or_over` members and `age_over_NN` elements. The Rulebook dropped the age
@@ -36,8 +36,10 @@ struct PIDClaimSet {
             claims["age_equal_or_over"] = .object(Dictionary(uniqueKeysWithValues: Self.ageThresholds.map { (String($0), .bool(age >= $0)) }))
         }
         claims["recovery_code"] = .string(recoveryCode)
-        if profile == .nl {
-            claims["bsn"] = persona.claims["bsn"] ?? .string(persona.personalAdministrativeNumber)
+        // The NL profile carries the persona's BSN when it has one; a persona without one (not
+        // registered in the BRP) gets an NL PID without the claim, never an invented number.
+        if profile == .nl, let bsn = persona.claims["bsn"] {
+            claims["bsn"] = bsn
         }
         self.claims = claims
     }
@@ -79,10 +81,13 @@ struct PIDClaimSet {
         let identifier: String
         let path: [String]
         let encoding: Encoding
+        /// In the domestic nameSpace instead of `eu.europa.ec.eudi.pid.1`: ARF Annex 2 PID_06
+        /// lets a provider add attributes only in a namespace of its own, never in the EU one.
+        var domestic = false
     }
 
     /// The Rulebook's attribute identifiers (§3.1.1) in its table order, each with the SD-JWT VC
-    /// claim (§4.1.1) it carries; `recovery_code` is ours.
+    /// claim (§4.1.1) it carries; `recovery_code` is ours, so it goes in the domestic nameSpace.
     static let mdocElements: [MDocElement] = {
         var list: [MDocElement] = [
             .init(identifier: "family_name", path: ["family_name"], encoding: .plain),
@@ -116,30 +121,37 @@ struct PIDClaimSet {
         }
         list.append(.init(identifier: "age_in_years", path: ["age_in_years"], encoding: .plain))
         list.append(.init(identifier: "age_birth_year", path: ["age_birth_year"], encoding: .plain))
-        list.append(.init(identifier: "recovery_code", path: ["recovery_code"], encoding: .plain))
+        list.append(.init(identifier: "recovery_code", path: ["recovery_code"], encoding: .plain, domestic: true))
         return list
     }()
 
-    /// The mdoc elements, in table order, for the claims this set has.
-    var mdocElements: [(identifier: String, value: CBORValue)] {
-        Self.mdocElements.compactMap { element in
-            guard let source = value(at: element.path), let value = Self.cbor(source, element.encoding) else { return nil }
-            return (element.identifier, value)
-        }
-    }
-
-    /// The mdoc elements as JSON for `credential_previews`: dates as `YYYY-MM-DD`, the portrait
-    /// as base64url of its bytes, everything else as in the SD-JWT VC.
-    var mdocPreview: [String: JSONValue] {
-        var out: [String: JSONValue] = [:]
+    /// The mdoc elements, in table order, for the claims this set has, by nameSpace: `main`
+    /// (the docType's, `eu.europa.ec.eudi.pid.1`) and `domestic` (the recovery code). A
+    /// nameSpace without elements is left out.
+    func mdocNameSpaces(main: String, domestic: String) -> [String: [(identifier: String, value: CBORValue)]] {
+        var out: [String: [(identifier: String, value: CBORValue)]] = [:]
         for element in Self.mdocElements {
-            guard let source = value(at: element.path) else { continue }
-            switch element.encoding {
-            case .plain, .fullDate: out[element.identifier] = source
-            case .portrait: out[element.identifier] = Persona.portraitBytes(source).map { .string(Base64URL.encode($0)) }
-            }
+            guard let source = value(at: element.path), let value = Self.cbor(source, element.encoding) else { continue }
+            out[element.domestic ? domestic : main, default: []].append((element.identifier, value))
         }
         return out
+    }
+
+    /// The mdoc elements as JSON for `credential_previews`, {nameSpace: {element: value}} as
+    /// `mdocNameSpaces` groups them: dates as `YYYY-MM-DD`, the portrait as base64url of its
+    /// bytes, everything else as in the SD-JWT VC.
+    func mdocPreview(main: String, domestic: String) -> [String: JSONValue] {
+        var out: [String: [String: JSONValue]] = [:]
+        for element in Self.mdocElements {
+            guard let source = value(at: element.path) else { continue }
+            let value: JSONValue?
+            switch element.encoding {
+            case .plain, .fullDate: value = source
+            case .portrait: value = Persona.portraitBytes(source).map { .string(Base64URL.encode($0)) }
+            }
+            if let value { out[element.domestic ? domestic : main, default: [:]][element.identifier] = value }
+        }
+        return out.mapValues(JSONValue.object)
     }
 
     private func value(at path: [String]) -> JSONValue? {

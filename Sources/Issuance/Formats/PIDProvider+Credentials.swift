@@ -11,7 +11,8 @@ import Support
 
 extension PIDProvider {
     /// The claims the credential will carry, as JSON, in the configuration's own naming (SD-JWT VC claim names for
-    /// dc+sd-jwt; for mso_mdoc an object {namespace: {elementIdentifier: value-as-JSON}}), including recovery_code;
+    /// dc+sd-jwt; for mso_mdoc an object {namespace: {elementIdentifier: value-as-JSON}}, recovery_code in the
+    /// domestic namespace), including recovery_code;
     /// used for the token response's `credential_previews` (item 9). Excludes iss/iat/cnf/status.
     ///
     /// For dc+sd-jwt the object also carries `vct` (so a wallet can tell previews apart) but not
@@ -51,7 +52,8 @@ extension PIDProvider {
         let key = PreparedClaimsCache.Key(persona: persona.id, configuration: configuration.id, issuedAt: issuedAt,
                                           expiresAt: expiresAt)
         return preparedClaims.claims(for: key) {
-            PreparedClaims(claimSet(persona, configuration, issuedAt, expiresAt), configuration: configuration)
+            PreparedClaims(claimSet(persona, configuration, issuedAt, expiresAt), configuration: configuration,
+                           domesticNameSpace: self.configuration.domesticNameSpace(for: configuration))
         }
     }
 
@@ -63,7 +65,7 @@ extension PIDProvider {
     }
 
     /// SD-JWT VC (draft-ietf-oauth-sd-jwt-vc §3.2) under HAIP 1.0 §6.1: `typ: dc+sd-jwt`, ES256,
-    /// `x5c` = [document signer] without the IACA root (verifiers hold the root), `iss` = the
+    /// `x5c` = [credential signer] without the IACA root (verifiers hold the root), `iss` = the
     /// credential issuer, `cnf.jwk` = the proof key (RFC 7800), `status.status_list` (Token Status
     /// List §6.1). The number of decoy digests varies per credential (RFC 9901 §4.2.5), so the
     /// length of `_sd` does not reveal how many claims a persona has.
@@ -82,8 +84,9 @@ extension PIDProvider {
         }
     }
 
-    /// ISO/IEC 18013-5 IssuerSigned (OpenID4VCI 1.0 Appendix A.2.4: base64url of its CBOR): one
-    /// nameSpace named like the docType (Rulebook: `eu.europa.ec.eudi.pid.1` for both), the MSO
+    /// ISO/IEC 18013-5 IssuerSigned (OpenID4VCI 1.0 Appendix A.2.4: base64url of its CBOR): the
+    /// nameSpace named like the docType (Rulebook: `eu.europa.ec.eudi.pid.1` for both) and the
+    /// domestic one with the recovery code (ARF Annex 2 PID_06), the MSO
     /// bound to the proof key as a COSE_Key, validity = the credential's technical validity, and
     /// the status list reference in the MSO (Token Status List §6.3).
     private func mdoc(_ set: PreparedClaims, _ configuration: CredentialConfiguration, _ holderKey: JWK,
@@ -98,7 +101,7 @@ extension PIDProvider {
         do {
             let signer = try keys.documentSignerForMDoc()
             let issued = try IssuerSigned.issue(
-                docType: configuration.type, elements: [configuration.type: set.mdocElements], deviceKey: deviceKey,
+                docType: configuration.type, elements: set.mdocElements, deviceKey: deviceKey,
                 validity: ValidityInfo(signed: issuedAt, validFrom: issuedAt, validUntil: expiresAt),
                 status: StatusListReference(index: UInt64(status.index), uri: status.uri), signer: signer)
             return issued.base64URL

@@ -20,27 +20,30 @@ struct PreparedClaims: Sendable {
     /// `SDJWTPayloadTemplate`). Compiling them per credential (walking, copying and serializing ~35
     /// claims) was ~300,000 instructions of each SD-JWT credential request (callgrind).
     let sdJWTPayload: Result<SDJWTPayloadTemplate, SDJWTError>?
-    /// The mdoc elements in the Rulebook's table order, their values encoded; mso_mdoc only.
-    let mdocElements: [IssuerSignedElement]
+    /// The mdoc elements in the Rulebook's table order, their values encoded, by nameSpace (the
+    /// docType's and the domestic one); mso_mdoc only.
+    let mdocElements: [String: [IssuerSignedElement]]
     /// `credential_previews[].claims` of the token response (see `credentialClaims`), with its
     /// JSON text, serialized once here rather than in every token response (see JSONFragment).
     let previewFragment: JSONFragment
     var preview: JSONValue { previewFragment.value }
 
-    init(_ set: PIDClaimSet, configuration: CredentialConfiguration) {
+    /// `domesticNameSpace`: where an mdoc's national additions go (`IssuerConfiguration.domesticNameSpace`).
+    init(_ set: PIDClaimSet, configuration: CredentialConfiguration, domesticNameSpace: String) {
         claims = set.claims
         switch configuration.format {
         case .sdJWT:
             let plan = set.disclosurePlan
             sdJWTPayload = Result { () throws(SDJWTError) in try SDJWTPayloadTemplate(claims: set.claims, plan: plan) }
-            mdocElements = []
+            mdocElements = [:]
             var previewClaims = set.claims
             previewClaims["vct"] = .string(configuration.type)
             previewFragment = JSONFragment(.object(previewClaims))
         case .mdoc:
             sdJWTPayload = nil
-            mdocElements = set.mdocElements.map { IssuerSignedElement(identifier: $0.identifier, value: $0.value) }
-            previewFragment = JSONFragment([configuration.type: .object(set.mdocPreview)])
+            mdocElements = set.mdocNameSpaces(main: configuration.type, domestic: domesticNameSpace)
+                .mapValues { $0.map { IssuerSignedElement(identifier: $0.identifier, value: $0.value) } }
+            previewFragment = JSONFragment(.object(set.mdocPreview(main: configuration.type, domestic: domesticNameSpace)))
         }
     }
 }

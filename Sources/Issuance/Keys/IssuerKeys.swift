@@ -8,34 +8,41 @@ import Support
 /// The PID Provider's own key material, kept in `Keys/<entity name>/issuer/` and created on
 /// first start, never overwritten:
 /// - an IACA root (ISO 18013-5 Annex B) with its key and CRL, published for verifiers;
-/// - a document signer certificate under it, whose key signs both credential formats (SD-JWT
-///   VC carries `x5c` = [document signer], HAIP: without the root);
+/// - a document signer certificate under it (critical EKU 1.0.18013.5.1.2), whose key signs
+///   mdocs only;
+/// - a credential signer certificate under the same IACA, without that EKU, whose key signs
+///   SD-JWT VCs, status list tokens and signed metadata (`x5c` = [credential signer], HAIP:
+///   without the root). One key per use: a verifier that trusts the IACA for mdocs cannot be
+///   handed a JWT signer as a document signer, and the mdoc key signs no JWT. Same IACA, so
+///   wallets and verifiers keep one trust anchor per issuer. Key folders from before this
+///   split get the credential signer on their next start;
 /// - a P-256 key for encrypted credential requests (`credential_request_encryption.jwks`);
 /// - the recovery secret (32 random bytes) behind every `recovery_code`.
 public struct IssuerKeys: Sendable {
     public let documentSignerKey: PrivateKey
     public let documentSigner: Certificate
+    public let credentialSignerKey: PrivateKey
+    public let credentialSigner: Certificate
     public let iaca: Certificate
     public let crl: CertificateRevocationList
     public let encryptionKey: PrivateKey
     public let recoverySecret: [UInt8]
-    /// `x5c` of everything this issuer signs: the document signer alone (HAIP: without the
+    /// `x5c` of every JWT this issuer signs: the credential signer alone (HAIP: without the
     /// IACA root), encoded once instead of per credential.
     public let x5c: [String]
     /// The mdoc signer (document signer key and certificate), checked once here rather than
-    /// per mdoc: `DocumentSigner.init` extracts the certificate's public key and compares it
-    /// with the key's, 60,000 instructions of every mdoc flow (callgrind, issuance-callgrind.sh).
+    /// per mdoc (`DocumentSigner.init` compares the certificate's public key with the key's).
     /// nil when the two do not match; issuing an mdoc then reports why.
     let mdocSigner: DocumentSigner?
-    /// The SD-JWT VC signer (ES256, `x5c` = the document signer), made once so its protected
+    /// The SD-JWT VC signer (ES256, `x5c` = the credential signer), made once so its protected
     /// header is serialized and encoded once (see SDJWTIssuer.encodedHeader); each credential
     /// takes a copy with its own number of decoys.
     let sdJWTIssuer: SDJWTIssuer
 
-    /// The document signer's public JWK, with `kid` = its RFC 7638 thumbprint, for
-    /// `/.well-known/jwt-vc-issuer` and signed metadata.
+    /// The credential signer's public JWK, with `kid` = its RFC 7638 thumbprint, for
+    /// `/.well-known/jwt-vc-issuer` (the key of SD-JWT VCs).
     public var signingJWK: JWK {
-        let jwk = JWK(publicKey: documentSignerKey.publicKey, algorithm: .ES256)
+        let jwk = JWK(publicKey: credentialSignerKey.publicKey, algorithm: .ES256)
         return jwk.adding(["kid": .string(jwk.thumbprint())])
     }
 
@@ -45,17 +52,20 @@ public struct IssuerKeys: Sendable {
         return jwk.adding(["kid": .string(jwk.thumbprint()), "alg": "ECDH-ES"])
     }
 
-    public init(documentSignerKey: PrivateKey, documentSigner: Certificate, iaca: Certificate, crl: CertificateRevocationList,
+    public init(documentSignerKey: PrivateKey, documentSigner: Certificate, credentialSignerKey: PrivateKey,
+                credentialSigner: Certificate, iaca: Certificate, crl: CertificateRevocationList,
                 encryptionKey: PrivateKey, recoverySecret: [UInt8]) {
         self.documentSignerKey = documentSignerKey
         self.documentSigner = documentSigner
+        self.credentialSignerKey = credentialSignerKey
+        self.credentialSigner = credentialSigner
         self.iaca = iaca
         self.crl = crl
         self.encryptionKey = encryptionKey
         self.recoverySecret = recoverySecret
-        x5c = Certificate.x5c([documentSigner])
+        x5c = Certificate.x5c([credentialSigner])
         mdocSigner = try? DocumentSigner(key: documentSignerKey, certificateChain: [documentSigner])
-        sdJWTIssuer = SDJWTIssuer(key: documentSignerKey, algorithm: .ES256, x5c: x5c)
+        sdJWTIssuer = SDJWTIssuer(key: credentialSignerKey, algorithm: .ES256, x5c: x5c)
     }
 
     /// `mdocSigner`, or the error that kept it from being made.
@@ -64,9 +74,9 @@ public struct IssuerKeys: Sendable {
         return try DocumentSigner(key: documentSignerKey, certificateChain: [documentSigner])
     }
 
-    /// Reads the issuer's files from `directory`, creating what is missing. A document signer
-    /// within 30 days of its end is replaced (new key, new certificate) so a long-running demo
-    /// never signs with an expired certificate; the CRL is re-issued when past `nextUpdate`.
+    /// Reads the issuer's files from `directory`, creating what is missing. A signer within 30
+    /// days of its end is replaced (new key, new certificate) so a long-running demo never
+    /// signs with an expired certificate; the CRL is re-issued when past `nextUpdate`.
     public static func loadOrCreate(directory: String, issuer: String, country: String, authority: String,
                                     now: Int64) throws -> IssuerKeys {
         let files = IssuerKeyFiles(directory: directory)
@@ -77,23 +87,19 @@ public struct IssuerKeys: Sendable {
                                 issuerAltName: .uri(issuer), crlURL: IssuerURLs(issuer: issuer).iacaCRL,
                                 validity: .init(notBefore: now - 3_600, notAfter: now + 10 * 365 * 86_400))
         }
-        var dsKey = try files.privateKey("document-signer.key.pem") { try PrivateKey(generatingFor: .ES256) }
-        let makeDS = { (key: PrivateKey) throws -> Certificate in
+        let urls = IssuerURLs(issuer: issuer)
+        let validity = AnnexB.Validity(notBefore: now - 3_600, notAfter: min(now + 365 * 86_400, iaca.notAfter))
+        let (dsKey, ds) = try files.signer("document-signer", issuer: issuer, now: now) { key in
             try AnnexB.makeDocumentSigner(
                 subjectKey: key.publicKey, iaca: iaca, iacaKey: iacaKey, organization: authority,
                 commonName: "\(authority) Document Signer", issuerAltName: .uri(issuer), subjectAltNames: [.uri(issuer)],
-                crlURL: IssuerURLs(issuer: issuer).iacaCRL,
-                validity: .init(notBefore: now - 3_600, notAfter: min(now + 365 * 86_400, iaca.notAfter)))
+                crlURL: urls.iacaCRL, validity: validity)
         }
-        var ds = try files.certificate("document-signer.pem") { try makeDS(dsKey) }
-        // Also replaced when the issuer's URL changed (another --base-url): SD-JWT VC verifiers
-        // match `iss` against the certificate's subjectAltName.
-        if ds.notAfter - now < 30 * 86_400 || (try? ds.publicKey()) != dsKey.publicKey
-            || ds.subjectAlternativeNames != [.uri(issuer)] {
-            dsKey = try PrivateKey(generatingFor: .ES256)
-            ds = try makeDS(dsKey)
-            try files.replace("document-signer.key.pem", dsKey.pemPKCS8())
-            try files.replace("document-signer.pem", ds.pem())
+        let (csKey, cs) = try files.signer("credential-signer", issuer: issuer, now: now) { key in
+            try AnnexB.makeCredentialSigner(
+                subjectKey: key.publicKey, iaca: iaca, iacaKey: iacaKey, organization: authority,
+                commonName: "\(authority) Credential Signer", issuerAltName: .uri(issuer), subjectAltNames: [.uri(issuer)],
+                crlURL: urls.iacaCRL, validity: validity)
         }
         var crl = try files.crl("iaca.crl.pem") {
             try AnnexB.makeCRL(iaca: iaca, iacaKey: iacaKey, thisUpdate: now, nextUpdate: now + 30 * 86_400, crlNumber: 1)
@@ -108,8 +114,8 @@ public struct IssuerKeys: Sendable {
         guard let secret = Hex.decode(secretHex.trimmingCharacters(in: .whitespacesAndNewlines)), secret.count >= 32 else {
             throw IssuanceError.serverError("\(directory)/recovery-secret must hold at least 32 bytes as hex")
         }
-        return IssuerKeys(documentSignerKey: dsKey, documentSigner: ds, iaca: iaca, crl: crl, encryptionKey: encryptionKey,
-                          recoverySecret: secret)
+        return IssuerKeys(documentSignerKey: dsKey, documentSigner: ds, credentialSignerKey: csKey, credentialSigner: cs,
+                          iaca: iaca, crl: crl, encryptionKey: encryptionKey, recoverySecret: secret)
     }
 }
 
@@ -141,6 +147,24 @@ struct IssuerKeyFiles {
 
     func crl(_ name: String, create: () throws -> CertificateRevocationList) throws -> CertificateRevocationList {
         try CertificateRevocationList(pem: text(name) { try create().pem() })
+    }
+
+    /// A signing key and its certificate (`<name>.key.pem`, `<name>.pem`), made by `make` when
+    /// missing. Replaced (new key, new certificate) within 30 days of the certificate's end, when
+    /// the two do not match, or when the issuer's URL changed (another --base-url): SD-JWT VC
+    /// verifiers match `iss` against the certificate's subjectAltName.
+    func signer(_ name: String, issuer: String, now: Int64,
+                make: (PrivateKey) throws -> Certificate) throws -> (PrivateKey, Certificate) {
+        var key = try privateKey(name + ".key.pem") { try PrivateKey(generatingFor: .ES256) }
+        var certificate = try self.certificate(name + ".pem") { try make(key) }
+        if certificate.notAfter - now < 30 * 86_400 || (try? certificate.publicKey()) != key.publicKey
+            || certificate.subjectAlternativeNames != [.uri(issuer)] {
+            key = try PrivateKey(generatingFor: .ES256)
+            certificate = try make(key)
+            try replace(name + ".key.pem", key.pemPKCS8())
+            try replace(name + ".pem", certificate.pem())
+        }
+        return (key, certificate)
     }
 
     /// Replaces a file atomically (write aside, then rename).

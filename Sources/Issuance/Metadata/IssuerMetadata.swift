@@ -10,7 +10,9 @@ extension PIDProvider {
     /// Credential Issuer Metadata (OpenID4VCI 1.0 §12.2.4).
     public var credentialIssuerMetadata: [String: JSONValue] {
         var configurations: [String: JSONValue] = [:]
-        for c in configuration.credentialConfigurations { configurations[c.id] = Self.configurationMetadata(c) }
+        for c in configuration.credentialConfigurations {
+            configurations[c.id] = Self.configurationMetadata(c, domesticNameSpace: configuration.domesticNameSpace(for: c))
+        }
         return [
             "credential_issuer": .string(issuer),
             "authorization_servers": [.string(issuer)],
@@ -28,7 +30,7 @@ extension PIDProvider {
 
     /// One `credential_configurations_supported` entry (Appendix A.2 for `mso_mdoc`, A.3 for
     /// `dc+sd-jwt`): mdoc signing algorithms are COSE integers (-7 = ES256), SD-JWT VC's JOSE names.
-    static func configurationMetadata(_ c: CredentialConfiguration) -> JSONValue {
+    static func configurationMetadata(_ c: CredentialConfiguration, domesticNameSpace: String) -> JSONValue {
         var entry: [String: JSONValue] = [
             "format": .string(c.format.rawValue),
             "scope": .string(c.scope),
@@ -44,7 +46,7 @@ extension PIDProvider {
             entry["cryptographic_binding_methods_supported"] = ["cose_key"]
             entry["credential_signing_alg_values_supported"] = [-7]
         }
-        var credentialMetadata: [String: JSONValue] = ["claims": PIDClaimDisplay.claims(for: c)]
+        var credentialMetadata: [String: JSONValue] = ["claims": PIDClaimDisplay.claims(for: c, domesticNameSpace: domesticNameSpace)]
         credentialMetadata["display"] = c.display ?? [["name": .string(c.profile == .nl ? "NL PID" : "EU PID"), "locale": "en"]]
         entry["credential_metadata"] = .object(credentialMetadata)
         return .object(entry)
@@ -83,7 +85,8 @@ extension PIDProvider {
 
     /// Signed Credential Issuer Metadata (OpenID4VCI 1.0 §12.2.2–12.2.3): the same document as
     /// JWT claims with `sub` = the issuer and `iat`, typed `openidvci-issuer-metadata+jwt` and
-    /// signed with the document signer key, whose certificate rides in `x5c`.
+    /// signed with the credential signer key (not the mdoc document signer), whose certificate
+    /// rides in `x5c`.
     public func signedCredentialIssuerMetadata() throws -> String {
         var claims = credentialIssuerMetadata
         let now = clock.now()
@@ -95,7 +98,7 @@ extension PIDProvider {
             "typ": "openidvci-issuer-metadata+jwt",
             "x5c": .array(keys.x5c.map(JSONValue.string)),
         ]
-        return try JWS.sign(header: header, payloadBytes: JSONValue.object(claims).bytes, key: keys.documentSignerKey,
+        return try JWS.sign(header: header, payloadBytes: JSONValue.object(claims).bytes, key: keys.credentialSignerKey,
                                    algorithm: .ES256)
     }
 

@@ -24,19 +24,20 @@ enum PIDClaimDisplay {
     ]
 
     /// `credential_metadata.claims` for a configuration: SD-JWT VC claim paths, or
-    /// `[doctype, element]` for mdoc; the NL profile adds `bsn` (SD-JWT VC only).
-    static func claims(for configuration: CredentialConfiguration) -> JSONValue {
+    /// `[nameSpace, element]` for mdoc (the recovery code under `domesticNameSpace`); the NL
+    /// profile adds `bsn` (SD-JWT VC only), not mandatory: personas without one get none.
+    static func claims(for configuration: CredentialConfiguration, domesticNameSpace: String) -> JSONValue {
         var out: [JSONValue] = PIDClaimSet.mdocElements.map { element in
             let path: [String]
             switch configuration.format {
             case .sdJWT: path = element.path
-            case .mdoc: path = [configuration.type, element.identifier]
+            case .mdoc: path = [element.domestic ? domesticNameSpace : configuration.type, element.identifier]
             }
             let name = names[element.identifier]
                 ?? (element.identifier.hasPrefix("age_over_") ? "Aged \(element.identifier.dropFirst(9)) or over" : element.identifier)
             return entry(path, name, mandatory.contains(element.identifier))
         }
-        if configuration.profile == .nl { out.append(entry(["bsn"], "BSN (citizen service number)", true)) }
+        if configuration.profile == .nl { out.append(entry(["bsn"], "BSN (citizen service number)", false)) }
         return .array(out)
     }
 

@@ -47,13 +47,14 @@ extension PIDProvider {
     /// DPoP-bound when DPoP is not required.
     ///
     /// Errors: `invalid_token` (401, `authenticationScheme` set) for a missing, unknown, expired
-    /// or wrongly presented token; `invalid_dpop_proof` (with scheme DPoP) for a bad proof;
+    /// or wrongly presented token (with no `error` in the challenge when the request carried no
+    /// token, or one under a scheme we do not know, RFC 6750 §3.1); `invalid_dpop_proof` (with scheme DPoP) for a bad proof;
     /// `use_dpop_nonce` (401, with a fresh `dpopNonce`) for a stale nonce. A nonce is optional
     /// here: requiring one would cost every credential request a round trip.
     public func accessGrant(for request: ResourceRequest) throws(IssuanceError) -> AccessGrant {
         let challenge = configuration.requireDPoP ? "DPoP" : "Bearer"
         guard let authorization = request.authorization, !authorization.isEmpty else {
-            throw IssuanceError(.invalidToken, "an access token is required", authenticationScheme: challenge)
+            throw IssuanceError.authenticationRequired("an access token is required", scheme: challenge)
         }
         // Searched as UTF-8 bytes (a space is ASCII, so its index is a character boundary), in
         // contiguous memory: by Character and through the generic UTF8View the two searches
@@ -70,7 +71,8 @@ extension PIDProvider {
             throw IssuanceError(.invalidToken, "malformed Authorization header", authenticationScheme: challenge)
         }
         guard scheme == "dpop" || scheme == "bearer" else {
-            throw IssuanceError(.invalidToken, "unsupported authorization scheme", authenticationScheme: challenge)
+            // RFC 6750 §3.1: an unsupported authentication method counts as no authentication.
+            throw IssuanceError.authenticationRequired("unsupported authorization scheme", scheme: challenge)
         }
         let presentedScheme = scheme == "dpop" ? "DPoP" : "Bearer"
         guard let grant = try storedGrant(tokenHash: Self.tokenHash(token)) else {

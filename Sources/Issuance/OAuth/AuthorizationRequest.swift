@@ -126,9 +126,11 @@ extension PIDProvider {
     }
 
     /// `authorization_details` (RFC 9396, OpenID4VCI §5.1.1): a JSON array of objects with
-    /// `type` `openid_credential` and a known `credential_configuration_id`; `claims` is
-    /// allowed (the whole PID is issued regardless), other members are refused so a typo is
-    /// not silently ignored. Returns the configuration ids, in order, without repeats.
+    /// `type` `openid_credential` and a known `credential_configuration_id`. The members we
+    /// know are checked (`claims` a non-empty array of claims description objects, Appendix
+    /// B.1, though the whole PID is issued regardless; `locations` naming this issuer); any
+    /// other member is ignored, as §5.1.1 requires of an issuer that does not understand it.
+    /// Returns the configuration ids, in order, without repeats.
     func configurationIDs(authorizationDetails text: String) throws(IssuanceError) -> [String] {
         func refuse(_ why: String) -> IssuanceError { IssuanceError(.invalidAuthorizationDetails, why) }
         guard let value = try? JSONValue.parse(text), let items = value.arrayValue, !items.isEmpty else {
@@ -146,8 +148,8 @@ extension PIDProvider {
             guard configuration.configuration(id: id) != nil else {
                 throw refuse("unknown credential_configuration_id \(id)")
             }
-            for name in object.keys where !["type", "credential_configuration_id", "claims", "locations"].contains(name) {
-                throw refuse("authorization_details[\(index)].\(name) is not supported")
+            if let claims = object["claims"], let problem = Self.claimsDescriptionProblem(claims) {
+                throw refuse("authorization_details[\(index)].claims \(problem)")
             }
             if let locations = object["locations"] {
                 guard locations.stringArray?.contains(issuer) == true else {
@@ -157,6 +159,26 @@ extension PIDProvider {
             if !ids.contains(id) { ids.append(id) }
         }
         return ids
+    }
+
+    /// Why `claims` is not a non-empty array of claims description objects (OpenID4VCI
+    /// Appendix B.1: `path` a non-empty array of strings, nulls and non-negative integers;
+    /// `mandatory` a boolean), or nil when it is. Other members of a description are ignored.
+    static func claimsDescriptionProblem(_ claims: JSONValue) -> String? {
+        guard let items = claims.arrayValue, !items.isEmpty else { return "must be a non-empty array" }
+        for (index, item) in items.enumerated() {
+            guard let object = item.objectValue else { return "[\(index)] must be an object" }
+            guard let path = object["path"]?.arrayValue, !path.isEmpty else { return "[\(index)].path must be a non-empty array" }
+            for component in path {
+                switch component {
+                case .string, .null: continue
+                case .int(let n) where n >= 0: continue
+                default: return "[\(index)].path holds only strings, null and non-negative integers"
+                }
+            }
+            if let mandatory = object["mandatory"], mandatory.boolValue == nil { return "[\(index)].mandatory must be a boolean" }
+        }
+        return nil
     }
 
     /// Which redirect URIs a client may use, with no client registration: an attested client

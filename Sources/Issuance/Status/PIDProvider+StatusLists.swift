@@ -115,7 +115,7 @@ extension PIDProvider {
         let token = StatusListToken(subject: uri, issuedAt: now, expiresAt: now + Self.statusListTokenLifetime,
                                     timeToLive: Self.statusListTimeToLive, list: list)
         do {
-            return try token.sign(key: keys.documentSignerKey, algorithm: .ES256, keyID: nil,
+            return try token.sign(key: keys.credentialSignerKey, algorithm: .ES256, keyID: nil,
                                   x5c: keys.x5c)
         } catch {
             throw .serverError("cannot sign the status list: \(error)")
