@@ -221,7 +221,7 @@ def test_rebinding_host_gets_no_form_no_offer_and_no_tx_code(env):
     assert_forbidden_page(raw_offer_page(server, "GET", "/offers/new",
                                          {"X-Forwarded-Host": f"evil.example:{server.port}"}))
     # An existing offer's page (with its tx_code) is not shown to a rebound page either.
-    made = admin_offer(issuer, server.admin_token(), persona(server)["id"], [SD], tx_code=True)
+    made = admin_offer(issuer, server.admin_token, persona(server)["id"], [SD], tx_code=True)
     tx_code = made["tx_code"]
     page = made["offer_page"]
     path = page[len(issuer):] if page.startswith(issuer) else urlsplit(page).path.split("/pid-provider", 1)[1]
@@ -253,7 +253,7 @@ def test_same_origin_posts_and_the_admin_token_still_work(env):
         r = raw_offer_page(server, "POST", "/offers/new", headers, offer_form(server))
         assert r.status_code == 303, (headers, r.status_code, r.text[:300])
     # The admin token vouches for a request from anywhere (the form and the admin API).
-    token = server.admin_token()
+    token = server.admin_token
     r = raw_offer_page(server, "POST", "/offers/new", {"Host": f"evil.example:{server.port}",
                                                        "Authorization": f"Bearer {token}"}, offer_form(server))
     assert r.status_code == 303, r.text[:300]
