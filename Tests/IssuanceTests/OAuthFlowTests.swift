@@ -154,15 +154,18 @@ final class OAuthFlowTests: XCTestCase {
             XCTAssertEqual(try OAuthFixture.json(response)["error"]?.stringValue, error, name)
             XCTAssertTrue(response.status == .badRequest || response.status == .unauthorized, name)
         }
-        // A public (unattested) client may not use a custom scheme; https is fine.
+        // A public (unattested) client may use neither a custom scheme nor an unregistered https
+        // URI (RFC 9700 §4.11); a loopback one is fine (RFC 8252 §7.3).
         let publicForm = parForm(client)
         let refused = OAuthFixture.send(router, .post, "/par", form: publicForm)
         XCTAssertEqual(try OAuthFixture.json(refused)["error"], "invalid_request")
         let https = publicForm.filter { $0.0 != "redirect_uri" } + [("redirect_uri", "https://wallet.example/cb")]
-        XCTAssertEqual(OAuthFixture.send(router, .post, "/par", form: https).status, .created)
+        XCTAssertEqual(try OAuthFixture.json(OAuthFixture.send(router, .post, "/par", form: https))["error"], "invalid_request")
+        let loopback = publicForm.filter { $0.0 != "redirect_uri" } + [("redirect_uri", "http://127.0.0.1:4711/cb")]
+        XCTAssertEqual(OAuthFixture.send(router, .post, "/par", form: loopback).status, .created)
         // With attestation required, the public client is refused.
         let strict = IssuanceRoutes(provider: try OAuthFixture.make { $0.requireClientAttestation = true }).router()
-        XCTAssertEqual(OAuthFixture.send(strict, .post, "/par", form: https).status, .unauthorized)
+        XCTAssertEqual(OAuthFixture.send(strict, .post, "/par", form: loopback).status, .unauthorized)
     }
 
     func testLoginPageAndFormPost() throws {

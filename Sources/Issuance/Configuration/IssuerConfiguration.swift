@@ -43,6 +43,9 @@ public struct IssuerConfiguration: Sendable {
     /// Country of the IACA and the PID's `issuing_country`; authority of `issuing_authority`.
     public var issuingCountry = "NL"
     public var issuingAuthority = "Trustbed Test PID Provider"
+    /// Public clients by `client_id` with the redirect URIs they may use without a client
+    /// attestation (RFC 9700 §4.11: no open redirector; see `RedirectURIRule`).
+    public var clients: [String: RegisteredClient] = [:]
 
     public init(credentialConfigurations: [CredentialConfiguration], personas: [Persona]) {
         self.credentialConfigurations = credentialConfigurations
@@ -64,6 +67,7 @@ public struct IssuerConfiguration: Sendable {
         "credential_lifetime", "offer_lifetime", "code_lifetime", "token_lifetime", "nonce_lifetime",
         "request_uri_lifetime", "proof_window", "deferred_interval", "encryption_required", "token_claims_preview",
         "trust_anchors", "attestation_roots", "display", "issuing_country", "issuing_authority",
+        "clients",
     ]
 
     /// Reads `services.pid_provider`. `loadPersonas` reads a persona file named by a relative
@@ -113,6 +117,9 @@ public struct IssuerConfiguration: Sendable {
             c.issuingCountry = v
         }
         if let v = try reader.optionalString("issuing_authority") { c.issuingAuthority = v }
+        if let clients = try reader.optionalObject("clients") {
+            for (id, field) in clients.members { c.clients[id] = try RegisteredClient.parse(try field.object()) }
+        }
         return c
     }
 

@@ -35,8 +35,12 @@ extension IssuanceRoutes {
                 .adding(header: "Cache-Control", "no-store").adding(header: "X-Content-Type-Options", "nosniff")
         }
 
-        router.get("/offers/new", policy: .html) { _, _, _ in .html(provider.newOfferPage()) }
+        router.get("/offers/new", policy: .html) { _, request, _ in
+            if let refused = Self.refusedOpenPage(provider, request) { return refused }
+            return .html(provider.newOfferPage())
+        }
         router.post("/offers/new", policy: .html) { _, request, _ in
+            if let refused = Self.refusedOpenPage(provider, request) { return refused }
             let form = try request.formBody()
             var filled = OfferForm()
             do throws(IssuanceError) {
@@ -65,12 +69,27 @@ extension IssuanceRoutes {
                 return .html(provider.newOfferPage(form: filled, error: error.description), status: status)
             }
         }
-        router.get("/offers/{id}", policy: .html) { _, _, parameters in
+        router.get("/offers/{id}", policy: .html) { _, request, parameters in
+            if let refused = Self.refusedOpenPage(provider, request) { return refused }
             guard let offer = try provider.offer(id: parameters.require("id")) else {
                 return .html(provider.offerNotFoundPage(), status: .notFound)
             }
             return .html(try provider.offerPage(offer))
         }
+    }
+
+    /// The open pages' guard against DNS rebinding and cross-site posts (`openPageRefusal`):
+    /// 403 in the page layout. The admin token, when sent, vouches for the request from
+    /// anywhere, as it does for the admin API.
+    private static func refusedOpenPage(_ provider: PIDProvider, _ request: HTTPRequest) -> HTTPResponse? {
+        let source = PageRequestSource(
+            host: request.header("host"), forwardedHosts: request.header("x-forwarded-host").map { [$0] } ?? [],
+            origin: request.header("origin"), referer: request.header("referer"), fetchSite: request.header("sec-fetch-site"),
+            isPost: request.method == .post)
+        guard let reason = provider.openPageRefusal(source) else { return nil }
+        if let authorization = request.header("authorization"),
+           (try? provider.authorizeAdmin(authorization: authorization)) != nil { return nil }
+        return .html(provider.forbiddenPage(reason: reason), status: .forbidden)
     }
 
     private static func existingOffer(_ provider: PIDProvider, _ parameters: PathParameters) throws(IssuanceError) -> Offer {

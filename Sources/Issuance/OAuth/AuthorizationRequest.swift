@@ -181,22 +181,4 @@ extension PIDProvider {
         return nil
     }
 
-    /// Which redirect URIs a client may use, with no client registration: an attested client
-    /// any absolute URI (its custom scheme included, as native wallets register; the wallet
-    /// provider vouches for the app), a public client only https or an http loopback URI
-    /// (RFC 8252 §7.3). Never a fragment (RFC 6749 §3.1.2), never a scheme a browser would run.
-    static func isAcceptableRedirectURI(_ uri: String, attested: Bool) -> Bool {
-        guard !uri.contains("#"), uri.utf8.count <= 2048, let colon = uri.firstIndex(of: ":") else { return false }
-        let scheme = uri[..<colon].lowercased()
-        guard let first = scheme.first, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }) else {
-            return false
-        }
-        guard !["javascript", "data", "vbscript", "file", "blob", "about"].contains(scheme) else { return false }
-        guard uri.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else { return false }
-        let lower = uri.lowercased()
-        if scheme == "https" { return lower.hasPrefix("https://") && lower.count > 8 && !lower.hasPrefix("https:///") }
-        if scheme == "http" { return lower.hasPrefix("http://") && isLoopback(urlHost: uri) }
-        return attested && uri.count > colon.utf16Offset(in: uri) + 1
-    }
 }

@@ -49,11 +49,8 @@ extension PIDProvider {
                 throw IssuanceError(.unsupportedResponseType, "response_type must be code")
             }
             let redirectURI = try parameters.single("redirect_uri")
-            guard Self.isAcceptableRedirectURI(redirectURI, attested: client.attested) else {
-                throw IssuanceError.invalidRequest(client.attested
-                    ? "redirect_uri must be an absolute URI without a fragment"
-                    : "redirect_uri must be https or an http loopback URI (custom schemes need a client attestation)")
-            }
+            // RFC 6749 §4.1.2.1: a bad redirect_uri is answered here, never redirected to.
+            _ = try redirectURIRule.check(redirectURI, clientID: clientID, attested: client.attested)
             guard let method = try parameters.optional("code_challenge_method") else {
                 throw IssuanceError.invalidRequest("code_challenge_method S256 is required (PKCE)")
             }
@@ -113,6 +110,9 @@ extension PIDProvider {
     /// The authorization endpoint (RFC 6749 §4.1.1 with RFC 9126 §4): `client_id` and a pushed
     /// `request_uri` of that client, unused and unexpired. With `login_hint` (here or in the
     /// PAR) naming a persona, the login is done at once; otherwise the login page is shown.
+    /// Either way the code can only go to a redirect URI `redirectURIRule` allows this client
+    /// today (`pendingRequest` checks it again), so `login_hint` skips the login only for an
+    /// attested client, a registered one or a loopback redirect.
     public func authorize(_ parameters: Parameters) throws(AuthorizationFailure) -> AuthorizationStep {
         let clientID: String, requestURI: String
         do throws(ParameterError) {
@@ -155,6 +155,9 @@ extension PIDProvider {
         return configuration.personas.filter { $0.id == id }
     }
 
+    /// Which redirect URIs which client may use (`configuration.clients` are the registered ones).
+    var redirectURIRule: RedirectURIRule { RedirectURIRule(clients: configuration.clients) }
+
     private func pendingRequest(_ requestURI: String, clientID: String) throws(AuthorizationFailure) -> AuthorizationRequest {
         do throws(IssuanceError) {
             guard requestURI.hasPrefix(Self.requestURIPrefix), let record = try withOAuthStore({ () throws(StoreError) in
@@ -167,7 +170,11 @@ extension PIDProvider {
             guard record.clientID == clientID else {
                 throw IssuanceError(.invalidRequestURI, "the request_uri was pushed by another client")
             }
-            return try AuthorizationRequest(json: record.parameters)
+            let request = try AuthorizationRequest(json: record.parameters)
+            // The rule again, as it stands now: the configuration may have changed since the
+            // PAR (a client unregistered), and a refused URI must not get even an error redirect.
+            _ = try redirectURIRule.check(request.redirectURI, clientID: request.clientID, attested: request.attested)
+            return request
         } catch {
             throw AuthorizationFailure(error)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Support
 
 /// What a person filled in on `/offers/new`, kept so a refused form comes back as it was sent.
 public struct OfferForm: Sendable, Equatable {
@@ -40,8 +41,10 @@ extension PIDProvider {
             ["id": c.id, "name": Self.displayName(c) ?? c.id, "format": c.format.rawValue,
              "checked": chosenConfigurations.contains(c.id)]
         }
+        // A relative action: the post goes to the origin the page was loaded from (`localhost`
+        // or `127.0.0.1`), so it is same-origin, as `openPageRefusal` requires.
         var context: [String: Any] = [
-            "action": urls.newOffer, "personas": personas, "configurations": configurations,
+            "action": "new", "personas": personas, "configurations": configurations,
             "preAuthorized": form.grant == .preAuthorizedCode, "authorizationCode": form.grant == .authorizationCode,
             "txCode": form.txCode, "needsToken": offerFormNeedsAdminToken,
         ]
@@ -91,19 +94,20 @@ extension PIDProvider {
         return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
-    /// True for `localhost`, `127.0.0.0/8` and `[::1]` as the URL's host.
+    /// True when the URL's host is `localhost` or a name under it (RFC 6761 §6.3), an address
+    /// in 127.0.0.0/8, or `[::1]`: a base URL only this machine can reach. Parsed per RFC 3986,
+    /// so `http://127.evil.example` or `http://localhost.evil.example` is not loopback.
     static func isLoopback(urlHost url: String) -> Bool {
-        guard let scheme = url.range(of: "://") else { return false }
-        var authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        let host: Substring
-        if authority.hasPrefix("[") {
-            host = authority.prefix { $0 != "]" }.dropFirst()
-        } else {
-            host = authority.prefix { $0 != ":" }
-        }
-        let lower = host.lowercased()
-        return lower == "localhost" || lower.hasSuffix(".localhost") || lower == "::1" || lower.hasPrefix("127.")
+        guard let uri = try? URIReference(parsing: url), uri.userinfo == nil, let host = uri.normalizedHost else { return false }
+        if host == "localhost" || host.hasSuffix(".localhost") || host == "[::1]" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy { $0.isASCII && $0.isNumber } && Int($0)! <= 255 }
+    }
+
+    /// The 403 of the open offer pages (see `openPageRefusal`), in the page layout.
+    public func forbiddenPage(reason: String) -> String {
+        Self.forbiddenTemplate.render(title: "Forbidden", context: ["reason": reason, "newOffer": urls.newOffer])
     }
 
     private static let newOfferTemplate = Page("""
@@ -152,6 +156,12 @@ extension PIDProvider {
         <dt>QR code</dt><dd><a href="{{qrPNG}}">PNG</a> · <a href="{{qrSVG}}">SVG</a></dd>
         </dl>
         <p><a href="{{newOffer}}">Create another offer</a></p>
+        """)
+
+    private static let forbiddenTemplate = Page("""
+        <p class="error" role="alert">{{reason}}</p>
+        <p class="muted">The offer form is open without the admin token only on this machine, at the server's base URL.</p>
+        <p><a class="button" href="{{newOffer}}">Open the offer form</a></p>
         """)
 
     private static let notFoundTemplate = Page("""
