@@ -43,6 +43,10 @@ public struct IssuerConfiguration: Sendable {
     /// Country of the IACA and the PID's `issuing_country`; authority of `issuing_authority`.
     public var issuingCountry = "NL"
     public var issuingAuthority = "Trustbed Test PID Provider"
+    /// `key_attestations_required` under `services.pid_provider`: the default of every
+    /// credential configuration that does not name its own (issue 18; see
+    /// `CredentialConfiguration.keyAttestationsRequired`). nil: key attestations are optional.
+    public var keyAttestationsRequired: KeyAttestationRequirement?
 
     public init(credentialConfigurations: [CredentialConfiguration], personas: [Persona]) {
         self.credentialConfigurations = credentialConfigurations
@@ -57,16 +61,21 @@ public struct IssuerConfiguration: Sendable {
         "credential_lifetime", "offer_lifetime", "code_lifetime", "token_lifetime", "nonce_lifetime",
         "request_uri_lifetime", "proof_window", "deferred_interval", "encryption_required", "token_claims_preview",
         "trust_anchors", "attestation_roots", "display", "issuing_country", "issuing_authority",
+        "key_attestations_required",
     ]
 
     /// Reads `services.pid_provider`. `loadPersonas` reads a persona file named by a relative
     /// path (the composition root resolves it against the entity file's folder).
     public static func parse(_ reader: JSONReader, loadPersonas: (String) throws -> JSONValue) throws -> IssuerConfiguration {
         try reader.rejectUnknown(allowed: knownFields)
+        let keyAttestationDefault = try reader.optionalField("key_attestations_required").map {
+            try KeyAttestationRequirement.parse($0.object())
+        }
         let configs = try reader.object("credential_configurations")
         var credentialConfigurations: [CredentialConfiguration] = []
         for (id, field) in configs.members.sorted(by: { $0.name < $1.name }) {
-            credentialConfigurations.append(try CredentialConfiguration.parse(id: id, try field.object()))
+            credentialConfigurations.append(try CredentialConfiguration.parse(id: id, try field.object(),
+                                                                              keyAttestationDefault: keyAttestationDefault))
         }
         guard !credentialConfigurations.isEmpty else {
             throw JSONReadError(path: configs.path, problem: .invalid("must name at least one credential configuration"))
@@ -80,6 +89,7 @@ public struct IssuerConfiguration: Sendable {
         }
         let personas = try Persona.parseList(personaList)
         var c = IssuerConfiguration(credentialConfigurations: credentialConfigurations, personas: personas)
+        c.keyAttestationsRequired = keyAttestationDefault
         if let v = try reader.optionalBool("require_dpop") { c.requireDPoP = v }
         if let v = try reader.optionalBool("require_client_attestation") { c.requireClientAttestation = v }
         if let v = try reader.optionalBool("encryption_required") { c.encryptionRequired = v }
@@ -137,6 +147,10 @@ public struct CredentialConfiguration: Sendable, Equatable {
     public let profile: Profile
     /// The configuration's `credential_metadata.display`, when the file gives one.
     public let display: JSONValue?
+    /// `key_attestations_required` (OpenID4VCI 1.0 Appendix D.2, §12.2.4): every proof key of
+    /// a request for this configuration must be attested (and meet the listed levels). From
+    /// the configuration's own member, else the service-wide default; `false` there opts out.
+    public var keyAttestationsRequired: KeyAttestationRequirement?
 
     public init(id: String, format: Format, type: String, scope: String, profile: Profile = .eudi, display: JSONValue? = nil) {
         self.id = id
@@ -147,8 +161,9 @@ public struct CredentialConfiguration: Sendable, Equatable {
         self.display = display
     }
 
-    static func parse(id: String, _ reader: JSONReader) throws(JSONReadError) -> CredentialConfiguration {
-        try reader.rejectUnknown(allowed: ["format", "vct", "doctype", "scope", "profile", "display"])
+    static func parse(id: String, _ reader: JSONReader,
+                      keyAttestationDefault: KeyAttestationRequirement? = nil) throws(JSONReadError) -> CredentialConfiguration {
+        try reader.rejectUnknown(allowed: ["format", "vct", "doctype", "scope", "profile", "display", "key_attestations_required"])
         let formatName = try reader.string("format")
         guard let format = Format(rawValue: formatName) else {
             throw reader.invalid("format", "expected \"dc+sd-jwt\" or \"mso_mdoc\"")
@@ -159,7 +174,16 @@ public struct CredentialConfiguration: Sendable, Equatable {
         if profile == .nl, format != .sdJWT { throw reader.invalid("profile", "the NL profile is an SD-JWT VC") }
         let display = reader.optionalField("display")
         if let display, display.value.arrayValue == nil { throw display.invalid("expected an array of display objects") }
-        return CredentialConfiguration(id: id, format: format, type: type, scope: try reader.optionalString("scope") ?? id,
-                                       profile: profile, display: display?.value)
+        var configuration = CredentialConfiguration(id: id, format: format, type: type, scope: try reader.optionalString("scope") ?? id,
+                                                    profile: profile, display: display?.value)
+        configuration.keyAttestationsRequired = keyAttestationDefault
+        if let field = reader.optionalField("key_attestations_required") {
+            if field.value == .bool(false) {
+                configuration.keyAttestationsRequired = nil
+            } else {
+                configuration.keyAttestationsRequired = try KeyAttestationRequirement.parse(try field.object())
+            }
+        }
+        return configuration
     }
 }
