@@ -50,7 +50,7 @@ public final class TrustbedServer: Sendable {
     private let currentHost: Locked<FederationHost?>
     private let state: Locked<State>
     private let changeCounter: Locked<String>
-    /// The attestation root files' contents the poller last saw (see `reloadIfRootFilesChanged`).
+    /// The attestation root files' contents the poller last reloaded for (see `reloadIfRootFilesChanged`).
     private let rootFilesSeen = Locked<[String: [UInt8]?]?>(nil)
     private let running = Locked<(http: HTTPServer?, watcher: FileWatcher?, stopped: Bool)>((nil, nil, false))
     private let stopping = DispatchSemaphore(value: 0)
@@ -179,14 +179,16 @@ public final class TrustbedServer: Sendable {
     /// folder the watcher does not watch); the assembly then restarts that issuer. A file that
     /// stays broken is reported once, not every second: the contents last acted on are kept.
     public func reloadIfRootFilesChanged() {
-        let current = state.current.providers.values.reduce(into: [String: [UInt8]?]()) { all, running in
+        let providers = state.current.providers.values
+        guard providers.contains(where: \.rootFilesChanged) else { return }
+        let current = providers.reduce(into: [String: [UInt8]?]()) { all, running in
             for path in running.rootFiles.keys { all[path] = IssuerAssembly.read(path) }
         }
-        let acted = rootFilesSeen.withLock { seen -> Bool in
+        let act = rootFilesSeen.withLock { seen -> Bool in
             defer { seen = current }
-            return seen != nil && seen! != current
+            return seen != current
         }
-        if acted { reload(keysChanged: false) }
+        if act { reload(keysChanged: false) }
     }
 
     /// Checks the change counter and reloads when another process changed keys or revocations;
