@@ -5,15 +5,6 @@ import Logging
 import Store
 import Support
 
-/// Answers whether a wallet provider is trusted: its trust chain must reach one of the
-/// configured Trust Anchors, and the answer is the wallet provider's resolved metadata
-/// (`wallet_provider` with `jwks`, policy applied). The composition root implements it with
-/// the federation's resolver, so this module needs no federation host.
-public protocol WalletProviderTrust: Sendable {
-    /// Throws when `entityID` has no valid chain to any of `trustAnchors` (entity IDs).
-    func walletProviderMetadata(entityID: String, trustAnchors: [String]) throws -> [String: JSONValue]
-}
-
 /// One PID Provider: an OAuth 2.0 authorization server and an OpenID4VCI 1.0 credential
 /// issuer for one entity. Holds what every part of the service reads; the parts (`OAuth/`,
 /// `Credential/`, `Offers/`, `Status/`, ...) are extensions and small types around it, and
@@ -34,6 +25,8 @@ public final class PIDProvider: Sendable {
     /// Roots an attestation's `x5c` may chain to instead of a federation chain.
     public let attestationRoots: [Certificate]
     public let walletProviderTrust: WalletProviderTrust?
+    /// The three above as one value: who may sign client and key attestations.
+    public let attestationTrust: AttestationIssuerTrust
     /// `Authorization: Bearer <adminToken>` opens the admin API.
     public let adminToken: String
     /// SHA-256 of `adminToken`, what `authorizeAdmin` compares a presented token's digest with.
@@ -64,6 +57,7 @@ public final class PIDProvider: Sendable {
         self.trustAnchors = trustAnchors
         self.attestationRoots = attestationRoots
         self.walletProviderTrust = walletProviderTrust
+        attestationTrust = AttestationIssuerTrust(roots: attestationRoots, trustAnchors: trustAnchors, walletProviders: walletProviderTrust)
         self.adminToken = adminToken
         adminTokenDigest = Digest.sha256(Array(adminToken.utf8))
         dpopNonceKey = HMAC.SHA256Key(Self.nonceKey(issuer: issuer, recoverySecret: keys.recoverySecret, label: "trustbed DPoP-Nonce v1"))

@@ -21,10 +21,19 @@ struct IssuerAssembly {
 
     /// A started provider and the declaration it was built from, so a reload that left the
     /// entity's file alone keeps it (and its keys) instead of starting it again.
+    /// `rootFiles`: the content (nil: unreadable) of each PEM file `attestation_roots` names,
+    /// by resolved path, as it was when the provider started: an edited root file restarts the
+    /// provider like an edited declaration (issue 18), since the roots are read only at start.
     struct Running: Sendable {
         let declaration: JSONValue
         let provider: PIDProvider
+        var rootFiles: [String: [UInt8]?] = [:]
+
+        /// Whether a named root file's content differs from what the provider started with.
+        var rootFilesChanged: Bool { rootFiles.contains { path, content in IssuerAssembly.read(path) != content } }
     }
+
+    static func read(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { Array($0) } }
 
     /// The catalog's entities, those with a PID Provider carrying its generated metadata, and
     /// the providers by entity ID. Throws on a bad service declaration, naming file and field.
@@ -35,11 +44,11 @@ struct IssuerAssembly {
         for (i, entity) in entities.enumerated() {
             guard let declaration = entity.services["pid_provider"]?.objectValue else { continue }
             let running: Running
-            if let kept = previous[entity.entityID], kept.declaration == .object(declaration) {
+            if let kept = previous[entity.entityID], kept.declaration == .object(declaration), !kept.rootFilesChanged {
                 running = kept
             } else {
-                running = Running(declaration: .object(declaration),
-                                  provider: try start(entity: entity, declaration: declaration, entityIDs: ids))
+                let (provider, rootFiles) = try start(entity: entity, declaration: declaration, entityIDs: ids)
+                running = Running(declaration: .object(declaration), provider: provider, rootFiles: rootFiles)
                 logger.info("PID Provider \(entity.entityID) started with \(running.provider.configuration.personas.count) personas")
             }
             providers[entity.entityID] = running
@@ -48,7 +57,8 @@ struct IssuerAssembly {
         return (entities, providers)
     }
 
-    private func start(entity: HostedEntity, declaration: [String: JSONValue], entityIDs: [String: String]) throws -> PIDProvider {
+    private func start(entity: HostedEntity, declaration: [String: JSONValue],
+                       entityIDs: [String: String]) throws -> (PIDProvider, [String: [UInt8]?]) {
         let file = "\(configuration.entitiesDirectory)/\(entity.name).json"
         let config: IssuerConfiguration
         do {
@@ -63,16 +73,21 @@ struct IssuerAssembly {
             country: config.issuingCountry, authority: config.issuingAuthority, now: clock.now())
         let anchors = config.trustAnchors.map { entityIDs[$0] ?? $0 }
         var roots: [Certificate] = []
+        var rootFiles: [String: [UInt8]?] = [:]
         for path in config.attestationRootFiles {
             do {
-                roots += try Certificate.certificates(pem: String(contentsOfFile: try resolve(path), encoding: .utf8))
+                let resolved = try resolve(path)
+                let content = Self.read(resolved)
+                rootFiles[resolved] = content
+                guard let content else { throw IssuanceError.invalidRequest("cannot read the file") }
+                roots += try Certificate.certificates(pem: String(decoding: content, as: UTF8.self))
             } catch {
                 throw EntityFileError(file: file, field: "services.pid_provider.attestation_roots", "\(path): \(error)")
             }
         }
-        return PIDProvider(issuer: entity.entityID, entityName: entity.name, configuration: config, keys: keys, database: database,
-                           clock: clock, logger: logger, trustAnchors: anchors, attestationRoots: roots,
-                           walletProviderTrust: walletProviderTrust, adminToken: adminToken)
+        return (PIDProvider(issuer: entity.entityID, entityName: entity.name, configuration: config, keys: keys, database: database,
+                            clock: clock, logger: logger, trustAnchors: anchors, attestationRoots: roots,
+                            walletProviderTrust: walletProviderTrust, adminToken: adminToken), rootFiles)
     }
 
     /// A file a service names, relative to `Entities/`; absolute paths and `..` are refused so

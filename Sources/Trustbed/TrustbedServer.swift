@@ -50,6 +50,8 @@ public final class TrustbedServer: Sendable {
     private let currentHost: Locked<FederationHost?>
     private let state: Locked<State>
     private let changeCounter: Locked<String>
+    /// The attestation root files' contents the poller last reloaded for (see `reloadIfRootFilesChanged`).
+    private let rootFilesSeen = Locked<[String: [UInt8]?]?>(nil)
     private let running = Locked<(http: HTTPServer?, watcher: FileWatcher?, stopped: Bool)>((nil, nil, false))
     private let stopping = DispatchSemaphore(value: 0)
 
@@ -148,6 +150,7 @@ public final class TrustbedServer: Sendable {
         var nextPurge = Date(timeIntervalSinceNow: configuration.purgeInterval)
         while stopping.wait(timeout: .now() + configuration.reloadInterval) == .timedOut {
             reloadIfChanged()
+            reloadIfRootFilesChanged()
             if Date() >= nextPurge {
                 purgeExpired()
                 nextPurge = Date(timeIntervalSinceNow: configuration.purgeInterval)
@@ -170,6 +173,22 @@ public final class TrustbedServer: Sendable {
         } catch {
             logger.warning("purging expired state failed: \(error)")
         }
+    }
+
+    /// Reloads when a PEM file an issuer's `attestation_roots` names changed (it may sit in a
+    /// folder the watcher does not watch); the assembly then restarts that issuer. A file that
+    /// stays broken is reported once, not every second: the contents last acted on are kept.
+    public func reloadIfRootFilesChanged() {
+        let providers = state.current.providers.values
+        guard providers.contains(where: \.rootFilesChanged) else { return }
+        let current = providers.reduce(into: [String: [UInt8]?]()) { all, running in
+            for path in running.rootFiles.keys { all[path] = IssuerAssembly.read(path) }
+        }
+        let act = rootFilesSeen.withLock { seen -> Bool in
+            defer { seen = current }
+            return seen != current
+        }
+        if act { reload(keysChanged: false) }
     }
 
     /// Checks the change counter and reloads when another process changed keys or revocations;

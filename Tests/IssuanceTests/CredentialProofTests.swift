@@ -151,11 +151,13 @@ final class CredentialProofTests: XCTestCase {
         }
     }
 
+    /// Appendix F.1: `iss` is optional (EUDI wallets omit it after a token request with
+    /// `client_id`); when present it must be the grant's client.
     func testClientIDMustBeTheIssOfANonAnonymousGrant() throws {
         let provider = try CredentialTestProvider.make()
         let key = try PrivateKey(generatingFor: .ES256)
         let grant = CredentialTestProvider.grant(clientID: "wallet-1")
-        for (iss, accepted) in [(JSONValue.null, false), ("other", false), ("wallet-1", true)] {
+        for (iss, accepted) in [(JSONValue.null, true), ("other", false), ("wallet-1", true)] {
             let nonce = try provider.issueCNonce()
             let proof = try CredentialTestProvider.proof(key, nonce: nonce, claims: ["iss": iss])
             if accepted {

@@ -21,7 +21,7 @@ final class EntityCatalogTests: XCTestCase {
         let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let catalog = try EntityCatalog.load(directory: repo.appendingPathComponent("Entities").path, baseURL: "http://127.0.0.1:8080")
         let byName = Dictionary(uniqueKeysWithValues: catalog.entities.map { ($0.name, $0) })
-        XCTAssertEqual(Set(byName.keys), ["ta", "intermediate", "pid-provider", "wallet-provider", "relying-party"])
+        XCTAssertEqual(Set(byName.keys), ["ta", "intermediate", "pid-provider", "pid-provider-haip", "wallet-provider", "relying-party"])
         XCTAssertTrue(byName["ta"]!.isTrustAnchor)
         XCTAssertEqual(byName["pid-provider"]!.authorityHints, ["http://127.0.0.1:8080/intermediate"])
         // The issuer metadata is generated from services.pid_provider when the server starts.

@@ -8,7 +8,7 @@ from fedlib import (EC_TYPE, JWKSET_JWT_TYPE, PID_MARK, RP_MARK, assert_json_err
 
 SUBORDINATES = {
     "ta": ["intermediate", "relying-party"],
-    "intermediate": ["pid-provider", "relying-party", "wallet-provider"],
+    "intermediate": ["pid-provider", "pid-provider-haip", "relying-party", "wallet-provider"],
 }
 PAIRS = [(sup, sub) for sup, subs in SUBORDINATES.items() for sub in subs]
 
@@ -89,9 +89,10 @@ def test_list_all_subordinates(fed, superior):
 
 
 @pytest.mark.parametrize("superior,params,expected", [
-    ("intermediate", {"entity_type": "openid_credential_issuer"}, ["pid-provider"]),
+    ("intermediate", {"entity_type": "openid_credential_issuer"}, ["pid-provider", "pid-provider-haip"]),
     ("intermediate", {"entity_type": "wallet_provider"}, ["wallet-provider"]),
-    ("intermediate", {"entity_type": ["openid_credential_issuer", "wallet_provider"]}, ["pid-provider", "wallet-provider"]),
+    ("intermediate", {"entity_type": ["openid_credential_issuer", "wallet_provider"]},
+     ["pid-provider", "pid-provider-haip", "wallet-provider"]),
     ("intermediate", {"entity_type": "openid_credential_verifier"}, ["relying-party"]),
     ("ta", {"entity_type": "openid_credential_issuer"}, []),
     ("ta", {"intermediate": "true"}, ["intermediate"]),

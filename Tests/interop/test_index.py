@@ -10,7 +10,8 @@ import requests
 
 from fedlib import assert_json_error, content_type, describe, get
 
-DEMO = {"ta": True, "intermediate": False, "pid-provider": False, "wallet-provider": False, "relying-party": False}
+DEMO = {"ta": True, "intermediate": False, "pid-provider": False, "pid-provider-haip": False, "wallet-provider": False,
+        "relying-party": False}
 
 
 def index(fed, **params) -> dict:
@@ -25,11 +26,11 @@ def index(fed, **params) -> dict:
 def test_index_shape_and_counts(fed):
     body = index(fed)
     assert body.get("service") == "trustbed", body
-    assert body.get("counts") == {"entities": 5, "trust_anchors": 1, "intermediates": 1, "leaves": 3}, body.get("counts")
+    assert body.get("counts") == {"entities": 6, "trust_anchors": 1, "intermediates": 1, "leaves": 4}, body.get("counts")
     assert body.get("offset") == 0 and body.get("limit") == 100, body
-    assert "next" not in body or body["next"] is None, f"5 entities fit on one page: next={body.get('next')}"
+    assert "next" not in body or body["next"] is None, f"6 entities fit on one page: next={body.get('next')}"
     entries = body.get("entities")
-    assert isinstance(entries, list) and len(entries) == 5, entries
+    assert isinstance(entries, list) and len(entries) == 6, entries
     by_name = {e.get("name"): e for e in entries}
     assert set(by_name) == set(DEMO), sorted(by_name)
     for name, is_ta in DEMO.items():
@@ -58,7 +59,7 @@ def test_index_pages_with_next_links(fed):
         r = get(nxt)
         assert r.status_code == 200, describe(r)
         body = r.json()
-    assert pages == 3, f"5 entities at limit 2 are 3 pages, got {pages}"
+    assert pages == 3, f"6 entities at limit 2 are 3 pages, got {pages}"
     assert sorted(seen) == sorted(DEMO), f"paging lost or repeated entities: {seen}"
 
 
@@ -67,7 +68,7 @@ def test_index_offset(fed):
     body = index(fed, offset=3, limit=1000)
     assert body.get("offset") == 3 and body.get("limit") == 1000, body
     assert [e["name"] for e in body["entities"]] == full[3:], body["entities"]
-    assert body.get("counts", {}).get("entities") == 5, "counts cover all entities on every page"
+    assert body.get("counts", {}).get("entities") == 6, "counts cover all entities on every page"
 
 
 @pytest.mark.parametrize("params", [{"limit": "0"}, {"limit": "1001"}, {"limit": "abc"}, {"limit": "-1"}, {"offset": "-1"},

@@ -63,7 +63,9 @@ def sign_jwt(header: dict, claims: dict | bytes | str, key: ECKey) -> str:
     payload = claims if isinstance(claims, (bytes, str)) else json.dumps(claims, separators=(",", ":"))
     if isinstance(payload, str):
         payload = payload.encode()
-    return jws.serialize_compact(dict(header), payload, key, algorithms=[header.get("alg", "ES256")])
+    # Not strict about header names: key proofs carry `key_attestation` (OpenID4VCI Appendix F.1).
+    return jws.serialize_compact(dict(header), payload, key, algorithms=[header.get("alg", "ES256")],
+                                 registry=jws.JWSRegistry(strict_check_header=False))
 
 
 def decode_jwt_unverified(token: str) -> tuple[dict, dict]:
@@ -177,6 +179,79 @@ class ClientInstance:
 
     def headers(self, audience: str) -> dict[str, str]:
         return {"OAuth-Client-Attestation": self.attestation, "OAuth-Client-Attestation-PoP": self.pop(audience)}
+
+
+class KeyAttester:
+    """A wallet provider that issues key attestations (OpenID4VCI 1.0 Appendix D.1) under an
+    X.509 root of its own, built with `cryptography`: root (CA) → leaf (the signing key); the
+    attestation carries the leaf (and the root unless told otherwise) in `x5c`."""
+
+    def __init__(self, name: str = "Interop Key Attester"):
+        import datetime
+        from cryptography.x509.oid import NameOID
+        self.root_key = ec.generate_private_key(ec.SECP256R1())
+        self.key = new_key()
+        leaf_public = self.key.private_key.public_key()
+        start = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=1)
+        end = start + datetime.timedelta(days=30)
+
+        def build(subject: str, public_key, issuer_name: str, issuer_key, ca: bool, issuer_ski=None):
+            b = (x509.CertificateBuilder()
+                 .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+                 .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer_name)]))
+                 .public_key(public_key).serial_number(x509.random_serial_number())
+                 .not_valid_before(start).not_valid_after(end)
+                 .add_extension(x509.BasicConstraints(ca=ca, path_length=0 if ca else None), critical=True)
+                 .add_extension(x509.KeyUsage(digital_signature=not ca, content_commitment=False, key_encipherment=False,
+                                              data_encipherment=False, key_agreement=False, key_cert_sign=ca, crl_sign=ca,
+                                              encipher_only=False, decipher_only=False), critical=True)
+                 .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False))
+            if issuer_ski is not None:
+                b = b.add_extension(x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(issuer_ski), critical=False)
+            return b.sign(issuer_key, hashes.SHA256())
+
+        self.root = build(name + " Root", self.root_key.public_key(), name + " Root", self.root_key, True)
+        root_ski = self.root.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value
+        self.leaf = build(name, leaf_public, name + " Root", self.root_key, False, root_ski)
+
+    def root_pem(self) -> str:
+        return self.root.public_bytes(serialization.Encoding.PEM).decode()
+
+    def x5c(self, with_root: bool = False) -> list[str]:
+        chain = [self.leaf] + ([self.root] if with_root else [])
+        return [base64.b64encode(c.public_bytes(serialization.Encoding.DER)).decode() for c in chain]
+
+    def attestation(self, keys: list[ECKey], *, nonce: str | None = None, key_storage: list[str] | None = None,
+                    user_authentication: list[str] | None = None, iss: str | None = None, lifetime: int | None = 3600,
+                    iat: int | None = None, header: dict | None = None, extra: dict | None = None) -> str:
+        """typ key-attestation+jwt, ES256, x5c; iat, exp, attested_keys, key_storage,
+        user_authentication, nonce (the issuer's c_nonce) as given."""
+        h = {"typ": "key-attestation+jwt", "alg": "ES256", "x5c": self.x5c()}
+        h.update(header or {})
+        claims: dict[str, Any] = {"iat": iat if iat is not None else now(), "attested_keys": [public_jwk(k) for k in keys]}
+        if lifetime is not None:
+            claims["exp"] = claims["iat"] + lifetime
+        for name, value in (("nonce", nonce), ("key_storage", key_storage), ("user_authentication", user_authentication),
+                            ("iss", iss)):
+            if value is not None:
+                claims[name] = value
+        claims.update(extra or {})
+        # A None in `header` or `extra` leaves that member out (a test of its absence).
+        return sign_jwt({k: v for k, v in h.items() if v is not None}, {k: v for k, v in claims.items() if v is not None},
+                        self.key)
+
+
+def attested_proof(key: ECKey, audience: str, nonce: str | None, key_attestation: str, *, index: int = 0,
+                   client_id: str | None = None) -> str:
+    """The EUDI wallets' jwt proof (Appendix F.1): `kid` = the key's index in the key
+    attestation's attested_keys, `key_attestation` in the header, no `jwk`, `iss` only if given."""
+    claims: dict[str, Any] = {"aud": audience, "iat": now()}
+    if nonce is not None:
+        claims["nonce"] = nonce
+    if client_id is not None:
+        claims["iss"] = client_id
+    header = {"typ": "openid4vci-proof+jwt", "alg": "ES256", "kid": str(index), "key_attestation": key_attestation}
+    return sign_jwt(header, claims, key)
 
 
 # ---------------------------------------------------------------------------- the wallet

@@ -46,6 +46,10 @@ public struct IssuerConfiguration: Sendable {
     /// Public clients by `client_id` with the redirect URIs they may use without a client
     /// attestation (RFC 9700 §4.11: no open redirector; see `RedirectURIRule`).
     public var clients: [String: RegisteredClient] = [:]
+    /// `key_attestations_required` under `services.pid_provider`: the default of every
+    /// credential configuration that does not name its own (issue 18; see
+    /// `CredentialConfiguration.keyAttestationsRequired`). nil: key attestations are optional.
+    public var keyAttestationsRequired: KeyAttestationRequirement?
 
     public init(credentialConfigurations: [CredentialConfiguration], personas: [Persona]) {
         self.credentialConfigurations = credentialConfigurations
@@ -68,16 +72,21 @@ public struct IssuerConfiguration: Sendable {
         "request_uri_lifetime", "proof_window", "deferred_interval", "encryption_required", "token_claims_preview",
         "trust_anchors", "attestation_roots", "display", "issuing_country", "issuing_authority",
         "clients",
+        "key_attestations_required",
     ]
 
     /// Reads `services.pid_provider`. `loadPersonas` reads a persona file named by a relative
     /// path (the composition root resolves it against the entity file's folder).
     public static func parse(_ reader: JSONReader, loadPersonas: (String) throws -> JSONValue) throws -> IssuerConfiguration {
         try reader.rejectUnknown(allowed: knownFields)
+        let keyAttestationDefault = try reader.optionalField("key_attestations_required").map {
+            try KeyAttestationRequirement.parse($0.object())
+        }
         let configs = try reader.object("credential_configurations")
         var credentialConfigurations: [CredentialConfiguration] = []
         for (id, field) in configs.members.sorted(by: { $0.name < $1.name }) {
-            credentialConfigurations.append(try CredentialConfiguration.parse(id: id, try field.object()))
+            credentialConfigurations.append(try CredentialConfiguration.parse(id: id, try field.object(),
+                                                                              keyAttestationDefault: keyAttestationDefault))
         }
         guard !credentialConfigurations.isEmpty else {
             throw JSONReadError(path: configs.path, problem: .invalid("must name at least one credential configuration"))
@@ -91,6 +100,7 @@ public struct IssuerConfiguration: Sendable {
         }
         let personas = try Persona.parseList(personaList)
         var c = IssuerConfiguration(credentialConfigurations: credentialConfigurations, personas: personas)
+        c.keyAttestationsRequired = keyAttestationDefault
         if let v = try reader.optionalBool("require_dpop") { c.requireDPoP = v }
         if let v = try reader.optionalBool("require_client_attestation") { c.requireClientAttestation = v }
         if let v = try reader.optionalBool("encryption_required") { c.encryptionRequired = v }
@@ -154,6 +164,10 @@ public struct CredentialConfiguration: Sendable, Equatable {
     /// mso_mdoc: `domestic_namespace`, the nameSpace of the provider's additions (see
     /// `IssuerConfiguration.domesticNameSpace`); nil for the default.
     public let domesticNameSpace: String?
+    /// `key_attestations_required` (OpenID4VCI 1.0 Appendix D.2, §12.2.4): every proof key of
+    /// a request for this configuration must be attested (and meet the listed levels). From
+    /// the configuration's own member, else the service-wide default; `false` there opts out.
+    public var keyAttestationsRequired: KeyAttestationRequirement?
 
     public init(id: String, format: Format, type: String, scope: String, profile: Profile = .eudi, display: JSONValue? = nil,
                 domesticNameSpace: String? = nil) {
@@ -166,8 +180,10 @@ public struct CredentialConfiguration: Sendable, Equatable {
         self.domesticNameSpace = domesticNameSpace
     }
 
-    static func parse(id: String, _ reader: JSONReader) throws(JSONReadError) -> CredentialConfiguration {
-        try reader.rejectUnknown(allowed: ["format", "vct", "doctype", "scope", "profile", "display", "domestic_namespace"])
+    static func parse(id: String, _ reader: JSONReader,
+                      keyAttestationDefault: KeyAttestationRequirement? = nil) throws(JSONReadError) -> CredentialConfiguration {
+        try reader.rejectUnknown(allowed: ["format", "vct", "doctype", "scope", "profile", "display", "domestic_namespace",
+                                           "key_attestations_required"])
         let formatName = try reader.string("format")
         guard let format = Format(rawValue: formatName) else {
             throw reader.invalid("format", "expected \"dc+sd-jwt\" or \"mso_mdoc\"")
@@ -185,7 +201,17 @@ public struct CredentialConfiguration: Sendable, Equatable {
                 throw reader.invalid("domestic_namespace", "expected a nameSpace other than the doctype, printable ASCII")
             }
         }
-        return CredentialConfiguration(id: id, format: format, type: type, scope: try reader.optionalString("scope") ?? id,
-                                       profile: profile, display: display?.value, domesticNameSpace: domestic)
+        var configuration = CredentialConfiguration(id: id, format: format, type: type, scope: try reader.optionalString("scope") ?? id,
+                                                    profile: profile, display: display?.value,
+                                                    domesticNameSpace: domestic)
+        configuration.keyAttestationsRequired = keyAttestationDefault
+        if let field = reader.optionalField("key_attestations_required") {
+            if field.value == .bool(false) {
+                configuration.keyAttestationsRequired = nil
+            } else {
+                configuration.keyAttestationsRequired = try KeyAttestationRequirement.parse(try field.object())
+            }
+        }
+        return configuration
     }
 }

@@ -47,9 +47,14 @@ public struct CredentialRequest: Sendable, Equatable {
         case identifier(String)
     }
 
+    /// `proofs`, by proof type (Appendix F): `jwt` proofs, or one key attestation alone.
+    public enum Proofs: Sendable, Equatable {
+        case jwt([String])
+        case attestation(String)
+    }
+
     public let target: Target
-    /// `proofs.jwt`: the only proof type the metadata advertises.
-    public let proofJWTs: [String]
+    public let proofs: Proofs
     public let responseEncryption: ResponseEncryption?
 
     public static func parse(_ value: JSONValue) throws(IssuanceError) -> CredentialRequest {
@@ -66,27 +71,30 @@ public struct CredentialRequest: Sendable, Equatable {
             throw .invalidCredentialRequest("credential_configuration_id or credential_identifier is required")
         }
         let responseEncryption = try object["credential_response_encryption"].map(ResponseEncryption.parse)
-        return CredentialRequest(target: target, proofJWTs: try proofs(object["proofs"]), responseEncryption: responseEncryption)
+        return CredentialRequest(target: target, proofs: try proofs(object["proofs"]), responseEncryption: responseEncryption)
     }
 
     /// `proofs`: an object with exactly one member named by its proof type, whose value is a
-    /// non-empty array (§8.2). The pre-1.0 singular `proof` is not read: without `proofs` the
-    /// request has no proof (§8.3.1.2: a missing proofs field is `invalid_proof`).
-    static func proofs(_ value: JSONValue?) throws(IssuanceError) -> [String] {
+    /// non-empty array (§8.2): `jwt` (Appendix F.1) or `attestation` (F.3, exactly one key
+    /// attestation). The pre-1.0 singular `proof` is not read: without `proofs` the request has
+    /// no proof (§8.3.1.2: a missing proofs field is `invalid_proof`).
+    static func proofs(_ value: JSONValue?) throws(IssuanceError) -> Proofs {
         guard let value else { throw .invalidProof("proofs is required (proof_types_supported is advertised)") }
         guard let object = value.objectValue else { throw .invalidCredentialRequest("proofs must be an object") }
         guard object.count == 1, let (type, list) = object.first else {
             throw .invalidCredentialRequest("proofs must hold exactly one proof type")
         }
-        guard type == "jwt" else { throw .invalidProof("proof type \(type) is not supported; use jwt") }
-        guard let items = list.arrayValue else { throw .invalidCredentialRequest("proofs.jwt must be an array") }
-        guard !items.isEmpty else { throw .invalidProof("proofs.jwt must not be empty") }
+        guard type == "jwt" || type == "attestation" else { throw .invalidProof("proof type \(type) is not supported; use jwt or attestation") }
+        guard let items = list.arrayValue else { throw .invalidCredentialRequest("proofs.\(type) must be an array") }
+        guard !items.isEmpty else { throw .invalidProof("proofs.\(type) must not be empty") }
         var jwts: [String] = []
         for (i, item) in items.enumerated() {
-            guard let jwt = item.stringValue else { throw .invalidProof("proofs.jwt[\(i)] must be a string (a JWT)") }
+            guard let jwt = item.stringValue else { throw .invalidProof("proofs.\(type)[\(i)] must be a string (a JWT)") }
             jwts.append(jwt)
         }
-        return jwts
+        guard type == "attestation" else { return .jwt(jwts) }
+        guard jwts.count == 1 else { throw .invalidProof("proofs.attestation must hold exactly one key attestation") }
+        return .attestation(jwts[0])
     }
 
     static func optionalString(_ object: [String: JSONValue], _ name: String) throws(IssuanceError) -> String? {

@@ -15,6 +15,22 @@ public struct KeyProof: Sendable, Equatable {
     /// `key` as the OpenSSL key a `jwk` proof was verified with (its point checked on the
     /// curve), so an mdoc's device key is made without importing the JWK again; nil for `x5c`.
     public let publicKey: PublicKey?
+    /// The key attestation that vouched for `key` (Appendix D), when there was one.
+    public let attestation: KeyAttestation?
+
+    public init(key: JWK, thumbprint: String, nonce: String, publicKey: PublicKey?, attestation: KeyAttestation? = nil) {
+        self.key = key
+        self.thumbprint = thumbprint
+        self.nonce = nonce
+        self.publicKey = publicKey
+        self.attestation = attestation
+    }
+
+    /// Every `c_nonce` the proof carries: its own, and its key attestation's when that names one.
+    var nonces: [String] {
+        guard let other = attestation?.nonce, other != nonce else { return [nonce] }
+        return [nonce, other]
+    }
 }
 
 extension PIDProvider {
@@ -30,6 +46,63 @@ extension PIDProvider {
         let proofs = try checkKeyProofs(jwts, grant: grant)
         try inCredentialTransaction { db in try consumeCNonces(of: proofs, in: db) }
         return proofs
+    }
+
+    /// Checks the proofs of one credential request (`proofs.jwt` or `proofs.attestation`)
+    /// without touching any nonce, then applies the configuration's `key_attestations_required`
+    /// (Appendix D.2): every proof must carry a key attestation meeting it, else `invalid_proof`.
+    public func checkProofs(_ proofs: CredentialRequest.Proofs, grant: AccessGrant,
+                            requirement: KeyAttestationRequirement?) throws(IssuanceError) -> [KeyProof] {
+        let checked: [KeyProof]
+        switch proofs {
+        case .jwt(let jwts): checked = try checkKeyProofs(jwts, grant: grant)
+        case .attestation(let compact): checked = try checkAttestationProof(compact)
+        }
+        guard let requirement else { return checked }
+        for (i, proof) in checked.enumerated() {
+            guard let attestation = proof.attestation else {
+                throw IssuanceError.invalidProof(
+                    "proofs.jwt[\(i)]: this credential configuration requires a key attestation (key_attestations_required)")
+            }
+            if let why = attestation.unmet(requirement) { throw IssuanceError.invalidProof("key attestation: \(why)") }
+        }
+        return checked
+    }
+
+    /// An `attestation` proof (Appendix F.3): one key attestation, no proof JWT; its `nonce` is
+    /// the `c_nonce` and each attested key gets a credential (at most `batch_size`).
+    func checkAttestationProof(_ compact: String) throws(IssuanceError) -> [KeyProof] {
+        let attestation = try verifyKeyAttestation(compact, what: "proofs.attestation[0]")
+        guard let nonce = attestation.nonce else {
+            throw IssuanceError.invalidProof("proofs.attestation[0]: nonce must carry a c_nonce from the nonce endpoint")
+        }
+        guard attestation.attestedKeys.count <= configuration.batchSize else {
+            throw IssuanceError.invalidCredentialRequest(
+                "the key attestation attests \(attestation.attestedKeys.count) keys; at most \(configuration.batchSize) credentials per request (batch_credential_issuance.batch_size)")
+        }
+        var proofs: [KeyProof] = []
+        for (i, key) in attestation.attestedKeys.enumerated() {
+            // A credential is bound to each key without a signature by it, so the key must be
+            // one this issuer can bind both formats to (and the mdoc device key is made from it).
+            let publicKey: PublicKey
+            do throws(JOSEError) { publicKey = try key.publicKey() } catch {
+                throw IssuanceError.invalidProof("proofs.attestation[0]: attested_keys[\(i)]: \(error)")
+            }
+            guard key.kty == "EC", key.json["crv"]?.stringValue == "P-256" else {
+                throw IssuanceError.invalidProof("proofs.attestation[0]: attested_keys[\(i)] must be an EC P-256 key")
+            }
+            proofs.append(KeyProof(key: key, thumbprint: key.thumbprint(), nonce: nonce, publicKey: publicKey, attestation: attestation))
+        }
+        return proofs
+    }
+
+    /// A key attestation checked against the issuer's attestation trust, as `invalid_proof`.
+    func verifyKeyAttestation(_ compact: String, what: String) throws(IssuanceError) -> KeyAttestation {
+        do throws(KeyAttestation.Refusal) {
+            return try KeyAttestation.verify(compact, trust: attestationTrust, now: clock.now())
+        } catch {
+            throw IssuanceError.invalidProof("\(what): key attestation: \(error.description)")
+        }
     }
 
     /// Checks every proof of one credential request without touching any nonce, so a request
@@ -63,7 +136,7 @@ extension PIDProvider {
     /// requests carrying one nonce exactly one gets past here.
     func consumeCNonces(of proofs: [KeyProof], in db: Database) throws {
         var nonces: [String] = []
-        for proof in proofs where !nonces.contains(proof.nonce) { nonces.append(proof.nonce) }
+        for proof in proofs { for nonce in proof.nonces where !nonces.contains(nonce) { nonces.append(nonce) } }
         for nonce in nonces {
             guard try consumeCNonce(nonce, in: db) else {
                 throw IssuanceError(.invalidNonce, "the c_nonce is unknown, expired or already used; get a new one at the nonce endpoint")
@@ -90,8 +163,19 @@ extension PIDProvider {
         // "application/" may be omitted, case-insensitive); a missing `typ` fails it too.
         let keyHeaders = ["jwk", "kid", "x5c"].filter { jws.header[$0] != nil }
         guard keyHeaders.count == 1 else { throw refuse("exactly one of jwk, kid and x5c must name the key") }
-        guard keyHeaders[0] != "kid" else {
-            throw refuse("kid key references (DID URLs) cannot be resolved by this issuer; send the key as jwk or x5c")
+        // Appendix F.1: a `key_attestation` header carries the wallet provider's statement about
+        // the key; `kid` is then an index into its `attested_keys` (what EUDI wallets send,
+        // "0"), or a `jwk` must be one of them.
+        var attestation: KeyAttestation?
+        if let header = jws.header["key_attestation"] {
+            guard let compact = header.stringValue else { throw refuse("key_attestation must be a compact JWT") }
+            attestation = try verifyKeyAttestation(compact, what: "proofs.jwt[\(position)]")
+            if let nonce = attestation?.nonce, cNonceTime(nonce, now: now) == nil {
+                throw IssuanceError(.invalidNonce, "proofs.jwt[\(position)]: the key attestation's nonce is not a valid c_nonce")
+            }
+        }
+        guard keyHeaders[0] != "kid" || attestation != nil else {
+            throw refuse("kid key references (DID URLs) cannot be resolved by this issuer; send the key as jwk or x5c, or kid with a key_attestation")
         }
         let key: JWK
         let publicKey: PublicKey?
@@ -101,6 +185,16 @@ extension PIDProvider {
                 let verified = try jws.verifyWithEmbeddedPublicKey(allowList: Self.keyProofAlgorithms, expectedType: Self.keyProofType)
                 key = verified.jwk.keyMembersOnly
                 publicKey = verified.publicKey
+            case "kid":
+                let kid = jws.keyID ?? ""
+                guard let attested = attestation?.attestedKeys,
+                      let index = Int(kid), String(index) == kid, index >= 0, index < attested.count else {
+                    throw JOSEError.malformed("kid must be the index of a key in the key attestation's attested_keys")
+                }
+                key = attested[index]
+                publicKey = try key.publicKey()
+                try jws.verify(keys: JWKSet(keys: [key.adding(["kid": .string(kid)])]), allowList: Self.keyProofAlgorithms,
+                               expectedType: Self.keyProofType)
             default:
                 let certified = try Self.x5cLeafKey(jws.header["x5c"]).keyMembersOnly
                 try jws.verify(keys: JWKSet(keys: [certified]), allowList: Self.keyProofAlgorithms, expectedType: Self.keyProofType,
@@ -111,6 +205,9 @@ extension PIDProvider {
         } catch {
             throw refuse("\(error)")
         }
+        if let attestation, !attestation.attestedKeys.contains(key) {
+            throw refuse("the proof key is not among the key attestation's attested_keys")
+        }
         guard let aud = claims["aud"]?.stringValue else { throw refuse("aud must be a string, the Credential Issuer Identifier") }
         guard aud == issuer else { throw refuse("aud must be \(issuer)") }
         guard let iat = claims["iat"]?.intValue else { throw refuse("iat must be a number") }
@@ -118,15 +215,17 @@ extension PIDProvider {
         guard let nonce = claims["nonce"]?.stringValue, !nonce.isEmpty else {
             throw refuse("nonce must carry a c_nonce from the nonce endpoint")
         }
+        // Appendix F.1: `iss` is optional (EUDI wallets omit it after a pre-authorized token
+        // request that named a client_id); when present it must be the grant's client.
         switch (clientID, claims["iss"]) {
-        case (nil, nil):
+        case (_, nil):
             break
         case (nil, .some):
             throw refuse("iss must be omitted: the access token came from an anonymous pre-authorized code")
-        case (let clientID?, let iss):
-            guard iss?.stringValue == clientID else { throw refuse("iss must be the client_id \(clientID)") }
+        case (let clientID?, let iss?):
+            guard iss.stringValue == clientID else { throw refuse("iss must be the client_id \(clientID)") }
         }
-        return KeyProof(key: key, thumbprint: key.thumbprint(), nonce: nonce, publicKey: publicKey)
+        return KeyProof(key: key, thumbprint: key.thumbprint(), nonce: nonce, publicKey: publicKey, attestation: attestation)
     }
 
     /// The key of the first certificate of an `x5c` header (RFC 7515 §4.1.6: base64, not

@@ -20,7 +20,7 @@ extension PIDProvider {
         guard let persona = configuration.persona(id: grant.personaID) else {
             throw IssuanceError(.credentialRequestDenied, "the persona of this grant is no longer configured")
         }
-        let proofs = try checkKeyProofs(request.proofJWTs, grant: grant)
+        let proofs = try checkProofs(request.proofs, grant: grant, requirement: credentialConfiguration.keyAttestationsRequired)
         // The c_nonce is consumed in the transaction that records the issuance (or opens the
         // deferred transaction): one commit instead of two per request, and a request that
         // cannot be recorded leaves its nonce usable.
@@ -34,7 +34,7 @@ extension PIDProvider {
         }
         let issued = try issueCredentials(persona: persona, configuration: credentialConfiguration, keys: proofs.map(\.key),
                                           thumbprints: proofs.map(\.thumbprint), publicKeys: proofs.map(\.publicKey),
-                                          claim: consumeNonces)
+                                          attestations: proofs.map(\.attestation), claim: consumeNonces)
         return try credentialEndpointResponse(issued, status: 200, encryption: request.responseEncryption)
     }
 
@@ -83,7 +83,7 @@ extension PIDProvider {
     /// keys' RFC 7638 thumbprints when the caller has them already (the checked proofs), and
     /// `publicKeys` the keys as the proofs' verification imported them (nil where it did not).
     func issueCredentials(persona: Persona, configuration credentialConfiguration: CredentialConfiguration, keys holderKeys: [JWK],
-                          thumbprints: [String]? = nil, publicKeys: [PublicKey?]? = nil, claim: ((Database) throws -> Void)? = nil,
+                          thumbprints: [String]? = nil, publicKeys: [PublicKey?]? = nil, attestations: [KeyAttestation?]? = nil, claim: ((Database) throws -> Void)? = nil,
                           undo: (() -> Void)? = nil) throws(IssuanceError) -> JSONValue {
         let now = clock.now()
         let expiresAt = now + configuration.credentialLifetime
@@ -102,7 +102,9 @@ extension PIDProvider {
                     let record = IssuedCredentialRecord(
                         id: ids[i], issuer: issuer, persona: persona.id,
                         configurationID: credentialConfiguration.id, statusURI: entry.uri, statusIndex: entry.index,
-                        keyThumbprint: thumbprints[i], notificationID: notificationID, issuedAt: now, expiresAt: expiresAt)
+                        keyThumbprint: thumbprints[i], notificationID: notificationID, issuedAt: now, expiresAt: expiresAt,
+                        keyAttestationIssuer: attestations?[i]?.issuer,
+                        keyStorage: attestations?[i]?.keyStorage.map { JSONValue.array($0.map(JSONValue.string)).serialized() })
                     try repository.insert(record)
                     written.append(record)
                 }

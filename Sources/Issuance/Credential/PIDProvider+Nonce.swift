@@ -44,7 +44,7 @@ extension PIDProvider {
     /// have the same length and MAC key, and the MAC covers the body whatever its layout, so it
     /// is checked once; a body read in the wrong layout yields a time of random bytes, which
     /// the window refuses.
-    private func cNonceTime(_ nonce: String, now: Int64) -> Int64? {
+    func cNonceTime(_ nonce: String, now: Int64) -> Int64? {
         guard nonce.utf8.count == 54, let bytes = Base64URL.decode(nonce), bytes.count == 40 else { return nil }
         let body = Array(bytes[0..<24])
         var difference: UInt8 = 0

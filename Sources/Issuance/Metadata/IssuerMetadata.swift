@@ -34,7 +34,7 @@ extension PIDProvider {
         var entry: [String: JSONValue] = [
             "format": .string(c.format.rawValue),
             "scope": .string(c.scope),
-            "proof_types_supported": ["jwt": ["proof_signing_alg_values_supported": ["ES256"]]],
+            "proof_types_supported": proofTypesMetadata(c),
         ]
         switch c.format {
         case .sdJWT:
@@ -50,6 +50,15 @@ extension PIDProvider {
         credentialMetadata["display"] = c.display ?? [["name": .string(c.profile == .nl ? "NL PID" : "EU PID"), "locale": "en"]]
         entry["credential_metadata"] = .object(credentialMetadata)
         return .object(entry)
+    }
+
+    /// `proof_types_supported` (§12.2.4, Appendix F): `jwt` proofs (F.1), optionally carrying a
+    /// key attestation, and `attestation` proofs (F.3), a key attestation alone. With
+    /// `key_attestations_required` both name it, so a wallet knows to attest its keys.
+    static func proofTypesMetadata(_ c: CredentialConfiguration) -> JSONValue {
+        var proofType: [String: JSONValue] = ["proof_signing_alg_values_supported": ["ES256"]]
+        if let required = c.keyAttestationsRequired { proofType["key_attestations_required"] = required.json }
+        return ["jwt": .object(proofType), "attestation": .object(proofType)]
     }
 
     /// OAuth 2.0 Authorization Server Metadata (RFC 8414), with PAR (RFC 9126), DPoP (RFC 9449

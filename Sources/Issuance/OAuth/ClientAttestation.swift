@@ -55,7 +55,12 @@ extension PIDProvider {
         guard let cnf = claims["cnf"]?["jwk"]?.objectValue else { throw refuse("attestation cnf.jwk is missing") }
         let instanceKey: JWK
         do throws(JOSEError) { instanceKey = try JWK(json: cnf) } catch { throw refuse("attestation cnf.jwk: \(error)") }
-        let attesterKeys = try trustedAttesterKeys(jws, attester: attester, now: now, refuse)
+        let attesterKeys: JWKSet
+        do throws(AttestationIssuerTrust.Refusal) {
+            attesterKeys = try attestationTrust.signer(of: jws, issuer: attester, now: now).keys
+        } catch {
+            throw refuse("client attestation: \(error.description)")
+        }
         do throws(JOSEError) {
             try jws.verify(keys: attesterKeys, allowList: [.ES256], expectedType: "oauth-client-attestation+jwt", requireKeyID: false)
         } catch {
@@ -90,44 +95,6 @@ extension PIDProvider {
         }
         guard fresh else { throw refuse("attestation PoP replayed (jti already used)") }
         return ClientIdentity(clientID: subject, attested: true)
-    }
-
-    /// The keys the attestation may be signed with: its `x5c` leaf when the chain reaches one of
-    /// `attestationRoots`, else the `jwks` of the wallet provider's federation metadata.
-    private func trustedAttesterKeys(_ jws: JWS, attester: String, now: Int64,
-                                     _ refuse: (String) -> IssuanceError) throws(IssuanceError) -> JWKSet {
-        if let x5c = jws.header["x5c"], !attestationRoots.isEmpty {
-            guard let entries = x5c.stringArray else { throw refuse("x5c must be an array of strings") }
-            let chain: [Certificate]
-            do throws(CertificateError) {
-                chain = try Certificate.chain(x5c: entries)
-                try Certificate.verifyChain(leaf: chain[0], intermediates: Array(chain.dropFirst()), roots: attestationRoots, at: now)
-            } catch {
-                throw refuse("the attestation's x5c does not chain to a trusted root: \(error.reason)")
-            }
-            let key: PublicKey
-            do throws(CryptoError) { key = try chain[0].publicKey() } catch { throw refuse("the attestation's certificate key: \(error)") }
-            var jwk = JWK(publicKey: key)
-            if let kid = jws.keyID { jwk = jwk.adding(["kid": .string(kid)]) }
-            return JWKSet(keys: [jwk])
-        }
-        guard let trust = walletProviderTrust, !trustAnchors.isEmpty else {
-            throw refuse("no trusted wallet provider can vouch for \(attester)")
-        }
-        let metadata: [String: JSONValue]
-        do {
-            metadata = try trust.walletProviderMetadata(entityID: attester, trustAnchors: trustAnchors)
-        } catch {
-            throw refuse("\(attester) is not a wallet provider trusted here: \(error)")
-        }
-        // The whole resolved metadata (keyed by entity type) or the wallet_provider object itself.
-        let walletProvider = metadata["wallet_provider"]?.objectValue ?? metadata
-        guard let jwks = walletProvider["jwks"] else { throw refuse("\(attester) publishes no wallet_provider jwks") }
-        do throws(JOSEError) {
-            return try JWKSet(json: jwks)
-        } catch {
-            throw refuse("\(attester)'s wallet_provider jwks: \(error)")
-        }
     }
 
     private func parseJWT(_ compact: String, what: String,

@@ -38,9 +38,10 @@ extension PIDProvider {
     }
 
     /// One record as the admin API and the CLI show it: `id`, `persona`,
-    /// `credential_configuration_id`, `status_list {uri, idx}`, `status`, `issued_at`, `expires_at`.
+    /// `credential_configuration_id`, `status_list {uri, idx}`, `status`, `issued_at`, `expires_at`,
+    /// and for a key attested by a wallet provider `key_attestation {issuer, key_storage}`.
     public static func credentialJSON(_ record: IssuedCredentialRecord) -> JSONValue {
-        [
+        var json: [String: JSONValue] = [
             "id": .string(record.id),
             "persona": .string(record.persona),
             "credential_configuration_id": .string(record.configurationID),
@@ -49,6 +50,12 @@ extension PIDProvider {
             "issued_at": .int(record.issuedAt),
             "expires_at": .int(record.expiresAt),
         ]
+        if let attester = record.keyAttestationIssuer {
+            var attestation: [String: JSONValue] = ["issuer": .string(attester)]
+            if let text = record.keyStorage, let storage = try? JSONValue.parse(Array(text.utf8)) { attestation["key_storage"] = storage }
+            json["key_attestation"] = .object(attestation)
+        }
+        return .object(json)
     }
 
     /// Runs a store call of the credential side; a storage failure is ours (500), logged

@@ -263,3 +263,13 @@ extension IssuanceSchema {
         "CREATE INDEX issued_credentials_by_status ON issued_credentials (status_list, status) WHERE status <> 0",
     ]
 }
+
+extension IssuanceSchema {
+    /// Migration step 5: who attested a credential's holder key (issue 18, OpenID4VCI 1.0
+    /// Appendix D). Nullable columns, so records of earlier versions (and of proofs without a
+    /// key attestation) read as "not attested"; ADD COLUMN rewrites no row.
+    static let version5 = [
+        "ALTER TABLE issued_credentials ADD COLUMN key_attestation_issuer TEXT",
+        "ALTER TABLE issued_credentials ADD COLUMN key_storage TEXT",
+    ]
+}

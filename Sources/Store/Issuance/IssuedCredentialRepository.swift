@@ -18,10 +18,15 @@ public struct IssuedCredentialRecord: Sendable, Equatable {
     public var notificationEvent: String?
     public var issuedAt: Int64
     public var expiresAt: Int64
+    /// Who attested the holder key (a key attestation's `iss`, or its x5c leaf's subject), when
+    /// the proof carried a key attestation (OpenID4VCI 1.0 Appendix D; schema step 5).
+    public var keyAttestationIssuer: String?
+    /// The attestation's `key_storage`, as the JSON array text it carried.
+    public var keyStorage: String?
 
     public init(id: String, issuer: String, persona: String, configurationID: String, statusURI: String, statusIndex: Int,
                 status: Int = 0, keyThumbprint: String, notificationID: String?, notificationEvent: String? = nil,
-                issuedAt: Int64, expiresAt: Int64) {
+                issuedAt: Int64, expiresAt: Int64, keyAttestationIssuer: String? = nil, keyStorage: String? = nil) {
         self.id = id
         self.issuer = issuer
         self.persona = persona
@@ -34,6 +39,8 @@ public struct IssuedCredentialRecord: Sendable, Equatable {
         self.notificationEvent = notificationEvent
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
+        self.keyAttestationIssuer = keyAttestationIssuer
+        self.keyStorage = keyStorage
     }
 }
 
@@ -53,13 +60,14 @@ public struct IssuedCredentialRepository: Sendable {
         try database.execute(
             """
             INSERT INTO issued_credentials (id, issuer, persona, configuration_id, status_uri, status_list, status_index, status,
-                key_thumbprint, notification_id, notification_event, issued_at, expires_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, (SELECT id FROM status_lists WHERE uri = ?5), ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                key_thumbprint, notification_id, notification_event, issued_at, expires_at, key_attestation_issuer, key_storage)
+            VALUES (?1, ?2, ?3, ?4, ?5, (SELECT id FROM status_lists WHERE uri = ?5), ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """,
             [.text(record.id), .text(record.issuer), .text(record.persona), .text(record.configurationID),
              .text(record.statusURI), .integer(Int64(record.statusIndex)), .integer(Int64(record.status)),
              .text(record.keyThumbprint), SQLValue(record.notificationID), SQLValue(record.notificationEvent),
-             .integer(record.issuedAt), .integer(record.expiresAt)])
+             .integer(record.issuedAt), .integer(record.expiresAt), SQLValue(record.keyAttestationIssuer),
+             SQLValue(record.keyStorage)])
     }
 
     /// Removes records (a response that could not be signed after its records were written).
@@ -128,6 +136,7 @@ public struct IssuedCredentialRepository: Sendable {
             statusIndex: Int(row.int("status_index") ?? 0), status: Int(row.int("status") ?? 0),
             keyThumbprint: row.text("key_thumbprint") ?? "", notificationID: row.text("notification_id"),
             notificationEvent: row.text("notification_event"), issuedAt: row.int("issued_at") ?? 0,
-            expiresAt: row.int("expires_at") ?? 0)
+            expiresAt: row.int("expires_at") ?? 0, keyAttestationIssuer: row.text("key_attestation_issuer"),
+            keyStorage: row.text("key_storage"))
     }
 }
