@@ -32,12 +32,18 @@ let package = Package(
         .target(name: "JSON"),
         // What every service needs: the clock, the lock, hex/base64url, query and form parsing.
         .target(name: "Support"),
-        .target(name: "HTTP", dependencies: [
-            "CMicroHTTPD", "JSON", "Support", .product(name: "Logging", package: "swift-log"),
-        ]),
         // Not "Crypto": that is swift-crypto's module name, and a user adding it would clash.
         .target(name: "Cryptography", dependencies: [
             "COpenSSL", "Support", .product(name: "SwiftASN1", package: "swift-asn1"),
+        ]),
+        // The server, its routing, and what every hosted service shares there (`HostedService`,
+        // the admin bearer check, which compares digests with `Cryptography`'s constant-time check).
+        .target(name: "HTTP", dependencies: [
+            "CMicroHTTPD", "Cryptography", "JSON", "Support", .product(name: "Logging", package: "swift-log"),
+        ]),
+        // What services show people, without HTTP: the page layout and QR codes.
+        .target(name: "Pages", dependencies: [
+            "CQREncode", "CZlib", .product(name: "Mustache", package: "swift-mustache"),
         ]),
         .target(name: "JOSE", dependencies: ["Cryptography", "JSON", "Support"]),
         .target(name: "CBOR"),
@@ -46,16 +52,15 @@ let package = Package(
         .target(name: "SDJWT", dependencies: ["Cryptography", "JOSE", "JSON", "Support"]),
         .target(name: "StatusList", dependencies: ["CZlib", "Cryptography", "JOSE", "JSON", "Support"]),
         .target(name: "MDoc", dependencies: ["CBOR", "COSE", "Cryptography", "Support"]),
-        .target(name: "Store", dependencies: ["CSQLite"]),
+        .target(name: "Store", dependencies: ["CSQLite", "Cryptography"]),
         .target(name: "Federation", dependencies: [
             "CCurl", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Support", .product(name: "Logging", package: "swift-log"),
         ]),
         // The OAuth 2.0 authorization server and OpenID4VCI credential issuer (the PID Provider).
         .target(name: "Issuance", dependencies: [
-            "CBOR", "COSE", "CQREncode", "CZlib", "Cryptography", "HTTP", "JOSE", "JSON", "MDoc", "SDJWT",
+            "CBOR", "COSE", "CZlib", "Cryptography", "HTTP", "JOSE", "JSON", "MDoc", "Pages", "SDJWT",
             "StatusList", "Store", "Support",
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "Mustache", package: "swift-mustache"),
         ]),
         .target(name: "Trustbed", dependencies: [
             "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "Support",
@@ -73,6 +78,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Support"]),
+        .testTarget(name: "PagesTests", dependencies: ["Pages", "TestSupport"]),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography", "JSON", "Support", "TestSupport"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),

@@ -7,9 +7,13 @@ extension PIDProvider {
     /// number of rows deleted. The composition root calls it periodically; every lookup already
     /// ignores expired rows, so this only bounds the database.
     @discardableResult
-    public func purgeExpired() throws(StoreError) -> Int {
-        let now = clock.now()
-        return try OfferRepository(database: database).purge(expiredBefore: now)
+    public func purgeExpired() throws(StoreError) -> Int { try purgeExpired(now: clock.now()) }
+
+    /// `purgeExpired()` as of `now` (seconds since 1970). The tables are shared by every PID
+    /// Provider of the server, so one call purges for all of them.
+    @discardableResult
+    public func purgeExpired(now: Int64) throws(StoreError) -> Int {
+        try OfferRepository(database: database).purge(expiredBefore: now)
             + AuthorizationRequestRepository(database: database).purge(expiredBefore: now)
             + CodeRepository(database: database).purge(expiredBefore: now)
             + TokenRepository(database: database).purge(expiredBefore: now)

@@ -1,46 +1,18 @@
 import Cryptography
-import Foundation
 import Support
 
+/// The PID Provider's stored identifiers are `OrderedIdentifier`s (see there for why) with
+/// random bytes from OpenSSL.
 extension PIDProvider {
-    /// A fresh unguessable value whose text sorts by creation time: 12 lower-case hex digits of
-    /// the wall clock's milliseconds (big-endian), then `bytes` random bytes in base64url (at
-    /// least 16: 128 bits of secrecy, as `randomToken`). Offer ids, pre-authorized codes,
-    /// issuer states, access tokens, notification and credential ids are made this way.
-    ///
-    /// Why: each of these keys an index, and a random key lands on a random b-tree leaf. Once
-    /// the file outgrows SQLite's 2 MiB page cache every insert first reads its leaf back and
-    /// later writes it as a new WAL frame, and the checkpoint copies as many distinct pages;
-    /// keys made in the same millisecond region all go to the last leaves instead (UUIDv7's
-    /// idea). Hex, not base64url, because base64url's alphabet does not sort in ASCII order.
-    /// The prefix tells a holder when the value was made, which its protocol message (offer,
-    /// token response, credential) says anyway; it is never read back as a time, so the wall
-    /// clock, not the injectable one, is fine, and a clock step only costs locality.
-    static func orderedToken(bytes: Int = 32, milliseconds: UInt64 = wallClockMilliseconds()) -> String {
-        timePrefix(milliseconds) + Base64URL.encode(SecureRandom.bytes(max(bytes, 16)))
+    /// A fresh unguessable value in creation order: the time prefix, then `bytes` random bytes
+    /// (at least 16) in base64url.
+    static func orderedToken(bytes: Int = 32, milliseconds: UInt64 = OrderedIdentifier.wallClockMilliseconds()) -> String {
+        OrderedIdentifier.make(random: SecureRandom.bytes(max(bytes, 16)), milliseconds: milliseconds)
     }
 
-    /// The 12 lower-case hex digits of the low 48 bits of `milliseconds`. Written digit by
-    /// digit: `Hex.encode` of the 6 bytes cost 4,400 instructions a call (callgrind), 22,000
-    /// per issuance flow; this is a small string and a loop.
-    private static func timePrefix(_ milliseconds: UInt64) -> String {
-        var digits = [UInt8](repeating: 0, count: orderedPrefixLength)
-        for i in 0..<orderedPrefixLength {
-            let nibble = UInt8(truncatingIfNeeded: milliseconds >> (44 - 4 * UInt64(i))) & 0x0F
-            digits[i] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-        }
-        return String(decoding: digits, as: UTF8.self)
-    }
+    static var orderedPrefixLength: Int { OrderedIdentifier.prefixLength }
 
-    /// Characters of `orderedToken`'s time prefix (48 bits of milliseconds: until year 10889).
-    static let orderedPrefixLength = 12
-
-    static func wallClockMilliseconds() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
-
-    /// Whether `text` starts like an `orderedToken` and is `length` characters long.
     static func hasOrderedPrefix(_ text: some StringProtocol, length: Int) -> Bool {
-        let utf8 = text.utf8
-        guard utf8.count == length else { return false }
-        return utf8.prefix(orderedPrefixLength).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        OrderedIdentifier.hasPrefix(text, length: length)
     }
 }

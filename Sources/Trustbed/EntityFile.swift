@@ -24,8 +24,8 @@ struct EntityFile: Sendable {
         "entity_id", "trust_anchor", "authority_hints", "metadata", "subordinate_statement", "subordinates",
         "trust_mark_issuers", "trust_mark_owners", "trust_marks_issued", "lifetime", "signing_alg", "services",
     ]
-    /// Services an entity may run (their own fields are checked when the service starts).
-    static let knownServices: Set<String> = ["pid_provider"]
+    /// Services an entity may run: those in the registry (each checks its own fields when it starts).
+    static var knownServices: Set<String> { Set(ServiceRegistry.standard.kinds) }
     /// Signing algorithms an entity may choose for its own key (verification accepts more).
     static let signingAlgorithms: [SignatureAlgorithm] = [.ES256, .ES384, .ES512, .EdDSA]
 

@@ -1,7 +1,6 @@
 import Federation
 import Foundation
 import HTTP
-import Issuance
 import JSON
 import Logging
 import Store
@@ -18,17 +17,17 @@ public final class TrustbedServer: Sendable {
         let host: FederationHost
         let site: Site<String>
         let fetchOrigins: Set<String>
-        /// PID Providers by entity ID.
-        let providers: [String: IssuerAssembly.Running]
+        /// Running services (PID Providers, ...) by entity ID.
+        let services: [String: [ServiceAssembly.Running]]
 
         init(catalog: EntityCatalog, keys: KeyManager, host: FederationHost, site: Site<String>, fetchOrigins: Set<String>,
-             providers: [String: IssuerAssembly.Running]) {
+             services: [String: [ServiceAssembly.Running]]) {
             self.catalog = catalog
             self.keys = keys
             self.host = host
             self.site = site
             self.fetchOrigins = fetchOrigins
-            self.providers = providers
+            self.services = services
         }
 
         /// A method rather than `state.current.site.respond(to:)` in the server's closure: that
@@ -45,7 +44,7 @@ public final class TrustbedServer: Sendable {
     private let fixedFetcher: StatementFetcher?
     /// Resolves that wait on other hosts run here, never on an HTTP worker.
     private let remoteWork: WorkPool
-    private let issuers: IssuerAssembly
+    private let services: ServiceAssembly
     /// The host the wallet-provider trust check resolves with; follows every reload.
     private let currentHost: Locked<FederationHost?>
     private let state: Locked<State>
@@ -66,18 +65,20 @@ public final class TrustbedServer: Sendable {
         changeCounter = Locked(Self.counter(database))
         let catalog = try EntityCatalog.load(directory: configuration.entitiesDirectory, baseURL: configuration.effectiveBaseURL)
         let keys = KeyManager(directory: configuration.keysDirectory, entities: catalog.entities, database: database, clock: clock)
-        let adminToken = try IssuerAssembly.adminToken(configured: configuration.adminToken, keysDirectory: configuration.keysDirectory,
+        let adminToken = try ServiceAssembly.adminToken(configured: configuration.adminToken, keysDirectory: configuration.keysDirectory,
                                                        logger: logger)
-        // The issuers write several rows per credential: their own connection (so federation
-        // reads never queue behind them) without an fsync per commit; it still survives kill -9.
-        let issuanceDatabase = try Database(path: configuration.databasePath, durability: .processCrash)
+        // The services write several rows per request (an issuer's per credential): their own
+        // connection (so federation reads never queue behind them) without an fsync per commit;
+        // it still survives kill -9.
+        let servicesDatabase = try Database(path: configuration.databasePath, durability: .processCrash)
         // Client attestations are checked against the federation as it is at that moment.
         let currentHost = Locked<FederationHost?>(nil)
         let walletProviders = FederationWalletProviderTrust(host: { currentHost.current! })
-        issuers = IssuerAssembly(configuration: configuration, database: issuanceDatabase, clock: clock, logger: logger,
-                                 adminToken: adminToken, walletProviderTrust: walletProviders)
+        let services = ServiceAssembly(configuration: configuration, database: servicesDatabase, clock: clock, logger: logger,
+                                       adminToken: adminToken, walletProviderTrust: walletProviders)
+        self.services = services
         state = Locked(try Self.assemble(catalog, previous: nil, keys: keys, configuration: configuration, database: database,
-                                         clock: clock, fixedFetcher: fetcher, remoteWork: remoteWork, issuers: issuers, logger: logger))
+                                         clock: clock, fixedFetcher: fetcher, remoteWork: remoteWork, services: services, logger: logger))
         self.currentHost = currentHost
         currentHost.withLock { $0 = state.current.host }
         // Loading and assembling 100,000 entities frees more than it keeps; hand that back.
@@ -159,30 +160,29 @@ public final class TrustbedServer: Sendable {
     }
 
     /// Drops remote statements past their `exp` from the database cache, which would otherwise
-    /// grow with every entity ever resolved, and the issuers' expired offers, codes, tokens and
-    /// nonces; a lookup never returns them anyway.
+    /// grow with every entity ever resolved, and asks every running service to drop its expired
+    /// state (an issuer's offers, codes, tokens and nonces); a lookup never returns them anyway.
     public func purgeExpired() {
+        let now = clock.now()
         do {
-            let removed = try StatementCacheRepository(database: database).purge(now: clock.now())
+            let removed = try StatementCacheRepository(database: database).purge(now: now)
             if removed > 0 { logger.debug("purged \(removed) expired cached statements") }
-            // The issuers share one database: one of them purges for all.
-            if let provider = state.current.providers.values.first?.provider {
-                let gone = try provider.purgeExpired()
-                if gone > 0 { logger.debug("purged \(gone) expired issuance rows") }
-            }
         } catch {
-            logger.warning("purging expired state failed: \(error)")
+            logger.warning("purging expired cached statements failed: \(error)")
         }
+        let gone = ServiceAssembly.purge(state.current.services, now: now, logger: logger)
+        if gone > 0 { logger.debug("purged \(gone) expired service records") }
     }
 
-    /// Reloads when a PEM file an issuer's `attestation_roots` names changed (it may sit in a
-    /// folder the watcher does not watch); the assembly then restarts that issuer. A file that
-    /// stays broken is reported once, not every second: the contents last acted on are kept.
+    /// Reloads when a file a running service read at start changed (an issuer's
+    /// `attestation_roots` PEM, possibly in a folder the watcher does not watch); the assembly
+    /// then restarts that service. A file that stays broken is reported once, not every second:
+    /// the contents last acted on are kept.
     public func reloadIfRootFilesChanged() {
-        let providers = state.current.providers.values
-        guard providers.contains(where: \.rootFilesChanged) else { return }
-        let current = providers.reduce(into: [String: [UInt8]?]()) { all, running in
-            for path in running.rootFiles.keys { all[path] = IssuerAssembly.read(path) }
+        let running = state.current.services.values.joined()
+        guard running.contains(where: \.watchedFilesChanged) else { return }
+        let current = running.reduce(into: [String: [UInt8]?]()) { all, service in
+            for path in service.service.watchedFiles.keys { all[path] = ServiceAssembly.read(path) }
         }
         let act = rootFilesSeen.withLock { seen -> Bool in
             defer { seen = current }
@@ -209,7 +209,7 @@ public final class TrustbedServer: Sendable {
             let keys = KeyManager(directory: configuration.keysDirectory, entities: catalog.entities, database: database,
                                   clock: clock, reusing: previous.keys)
             let next = try Self.assemble(catalog, previous: previous, keys: keys, configuration: configuration, database: database,
-                                         clock: clock, fixedFetcher: fixedFetcher, remoteWork: remoteWork, issuers: issuers,
+                                         clock: clock, fixedFetcher: fixedFetcher, remoteWork: remoteWork, services: services,
                                          logger: logger)
             state.withLock { $0 = next }
             currentHost.withLock { $0 = next.host }
@@ -224,9 +224,10 @@ public final class TrustbedServer: Sendable {
 
     private static func assemble(_ catalog: EntityCatalog, previous: State?, keys: KeyManager, configuration c: ServerConfiguration,
                                  database: Database, clock: Clock, fixedFetcher: StatementFetcher?, remoteWork: WorkPool,
-                                 issuers: IssuerAssembly, logger: Logger) throws -> State {
+                                 services: ServiceAssembly, logger: Logger) throws -> State {
         let origins = FetchScope.origins(of: catalog)
-        let (entities, providers) = try issuers.assemble(catalog, previous: previous?.providers ?? [:])
+        let (entities, running) = try services.assemble(catalog.entities, entityIDs: catalog.idsByName,
+                                                        previous: previous?.services ?? [:])
         // Remote statements and remembered failures survive a reload unless the fetch scope changed.
         let remote: RemoteStatementSource
         if let previous, previous.fetchOrigins == origins {
@@ -241,7 +242,7 @@ public final class TrustbedServer: Sendable {
         let routes = FederationRoutes(host: host, remoteWork: remoteWork)
         let mounts = catalog.entities.map { e in
             var routers = routes.routers(for: e.entityID)
-            if let provider = providers[e.entityID]?.provider { routers.append(IssuanceRoutes(provider: provider).router()) }
+            routers += running[e.entityID]?.map(\.router) ?? []
             return Site<String>.Mount(url: e.entityID, context: e.entityID, routers: routers)
         }
         let index = ServerIndex(entities: catalog.entities, superiors: Set(host.subordinatesBySuperior.keys), baseURL: catalog.baseURL)
@@ -250,7 +251,7 @@ public final class TrustbedServer: Sendable {
         root.get("/health") { _, _, _ in healthy }
         root.get("/") { _, request, _ in .json(try index.page(request.parameters)) }
         return State(catalog: catalog, keys: keys, host: host, site: Site(baseURL: catalog.baseURL, mounts: mounts, root: root),
-                     fetchOrigins: origins, providers: providers)
+                     fetchOrigins: origins, services: running)
     }
 
     private static func counter(_ database: Database) -> String {

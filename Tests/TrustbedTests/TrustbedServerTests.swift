@@ -36,7 +36,7 @@ final class TrustbedServerTests: XCTestCase {
     /// 64 tokens, which the command line would read as an option (an interop run hit it).
     func testGeneratedAdminTokensNeverStartWithADash() {
         for _ in 0..<2_000 {
-            let token = IssuerAssembly.newAdminToken()
+            let token = ServiceAssembly.newAdminToken()
             XCTAssertFalse(token.hasPrefix("-"), token)
             XCTAssertEqual(token.count, 43)
         }

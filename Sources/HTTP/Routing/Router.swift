@@ -35,7 +35,7 @@ public struct Router<Context: Sendable>: Sendable {
         var methods: [HTTPMethod] { routes.map(\.method) }
     }
 
-    private var paths: [PathRoutes] = []
+    private(set) var paths: [PathRoutes] = []
     /// Templates without `{name}` segments: their text and index into `paths`. Scanned, comparing
     /// lengths first and then bytes: a router has a handful, and a dictionary keyed by
     /// `Substring` hashed the path on every request (`find` took 628 instructions of a cached

@@ -1,5 +1,6 @@
 import HTTP
 import JSON
+import Pages
 import Support
 
 extension IssuanceRoutes {

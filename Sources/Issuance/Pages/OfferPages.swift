@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Pages
 import Support
 
 /// What a person filled in on `/offers/new`, kept so a refused form comes back as it was sent.
@@ -56,7 +57,8 @@ extension PIDProvider {
     /// it whatever host name the browser used), the deep link, the tx_code, who and what.
     public func offerPage(_ offer: Offer) throws(IssuanceError) -> String {
         let link = offerURL(offer)
-        let png = try QRCode(encoding: link).png(scale: 8)
+        let png: [UInt8]
+        do { png = try QRCode(encoding: link).png(scale: 8) } catch { throw .serverError("the offer link does not fit in a QR code") }
         let persona = configuration.persona(id: offer.personaID)
         let context: [String: Any] = [
             "qrData": "data:image/png;base64," + Data(png).base64EncodedString(),

@@ -1,3 +1,5 @@
+import Cryptography
+
 /// One row of `issuance_offers`: a credential offer (OpenID4VCI 1.0 §4.1) and the state of its
 /// pre-authorized code. `configurationIDs` is stored as one string joined by newlines (ids are
 /// URIs or names and never contain one).
@@ -122,7 +124,8 @@ public struct OfferRepository: Sendable {
         case (nil, .some): return .txCodeUnexpected
         case (.some, nil): return .txCodeMissing
         case (.some(let expected), .some(let presented)):
-            guard constantTimeEquals(expected, presented) else {
+            // A tx_code is short; its length is public in the offer anyway.
+            guard ConstantTime.equal(expected, presented) else {
                 try db.execute("UPDATE issuance_offers SET tx_code_failures = tx_code_failures + 1 WHERE rowid = ?",
                                [.integer(rowid)])
                 return .txCodeWrong(remaining: max(0, maxFailures - offer.txCodeFailures - 1))
@@ -141,16 +144,6 @@ public struct OfferRepository: Sendable {
     @discardableResult
     public func purge(expiredBefore before: Int64) throws(StoreError) -> Int {
         try database.executeCountingChanges("DELETE FROM issuance_offers WHERE expires_at <= ?", [.integer(before)])
-    }
-
-    /// Comparison time independent of where the strings differ (a tx_code is short; its
-    /// length is public in the offer anyway).
-    private static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for (p, q) in zip(x, y) { difference |= p ^ q }
-        return difference == 0
     }
 
     /// Every column, in the order `record` reads them by position: looking 12 names up in the

@@ -1,5 +1,5 @@
 import Foundation
-import Issuance
+@testable import Pages
 import TestSupport
 import XCTest
 
@@ -23,9 +23,8 @@ final class QRCodeTests: XCTestCase {
         """
 
     func testPNGDecodesToTheOfferLink() throws {
-        let provider = try OfferTestProvider.make()
-        let offer = try provider.createOffer(OfferRequest(personaID: "erika", txCode: true))
-        let link = provider.offerURL(offer)
+        let link = "openid-credential-offer://?credential_offer_uri="
+            + "http%3A%2F%2F127.0.0.1%3A8080%2Fpid-provider%2Foffers%2F0199c82cc000q2b3xK9-fR_0aZ1y7vT3eQ%2Fcredential-offer"
         let code = try QRCode(encoding: link)
         let png = code.png(scale: 8)
         let output = try PythonRunner.run(Self.decodePNG, input: Data(png).base64EncodedString())
@@ -36,9 +35,12 @@ final class QRCodeTests: XCTestCase {
     }
 
     func testLongByValueLinkStillDecodes() throws {
-        let provider = try OfferTestProvider.make()
-        let offer = try provider.createOffer(OfferRequest(personaID: "zoe"))
-        let link = provider.offerURL(offer, byValue: true)
+        // A credential offer by value (OpenID4VCI §4.1.1) with a pre-authorized code, as long as
+        // the PID Provider's: about 500 characters once percent-encoded.
+        let offer = #"{"credential_issuer":"http://127.0.0.1:8080/pid-provider","credential_configuration_ids":["#
+            + #""eu.europa.ec.eudi.pid_vc_sd_jwt","eu.europa.ec.eudi.pid_mso_mdoc"],"grants":{"urn:ietf:params:oauth:"#
+            + #"grant-type:pre-authorized_code":{"pre-authorized_code":"0199c82cc000Yc3Vt9q_8mJ2kP0aR5xW1eN7bT4hL6gD2sF0uQ9zE3"}}}"#
+        let link = "openid-credential-offer://?credential_offer=" + offer.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let output = try PythonRunner.run(Self.decodePNG, input: Data(QRCode(encoding: link).png(scale: 4)).base64EncodedString())
         XCTAssertEqual(output.split(separator: "\n", maxSplits: 1).last.map(String.init), link)
     }

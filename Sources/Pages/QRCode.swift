@@ -1,9 +1,9 @@
 import CQREncode
 import CZlib
 
-/// A QR code for an offer's deep link, encoded by libqrencode (byte mode, error correction
-/// level M: readable from a laptop screen with some glare, and still a small symbol for a
-/// `credential_offer_uri` link), and drawn as PNG or SVG. Both drawings keep the 4-module
+/// A QR code for a deep link (a credential offer, a presentation request), encoded by
+/// libqrencode (byte mode, error correction level M: readable from a laptop screen with some
+/// glare, and still a small symbol for a `credential_offer_uri` link), and drawn as PNG or SVG. Both drawings keep the 4-module
 /// quiet zone ISO/IEC 18004 §9.1 asks for; scanners miss codes that touch other content.
 public struct QRCode: Sendable, Equatable {
     /// Modules per side.
@@ -12,9 +12,15 @@ public struct QRCode: Sendable, Equatable {
     public let modules: [Bool]
     public static let quietZone = 4
 
-    public init(encoding text: String) throws(IssuanceError) {
+    /// Refused when `text` is longer than a version 40 symbol holds at level M (2,331 bytes).
+    public struct TooLong: Error, CustomStringConvertible {
+        public let bytes: Int
+        public var description: String { "\(bytes) bytes do not fit in a QR code" }
+    }
+
+    public init(encoding text: String) throws(TooLong) {
         guard let code = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1) else {
-            throw .serverError("the offer link does not fit in a QR code")
+            throw TooLong(bytes: text.utf8.count)
         }
         defer { QRcode_free(code) }
         let width = Int(code.pointee.width)
