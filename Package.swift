@@ -53,8 +53,21 @@ let package = Package(
         .target(name: "StatusList", dependencies: ["CZlib", "Cryptography", "JOSE", "JSON", "Support"]),
         .target(name: "MDoc", dependencies: ["CBOR", "COSE", "Cryptography", "Support"]),
         .target(name: "Store", dependencies: ["CSQLite", "Cryptography"]),
+                // Outgoing HTTP(S) through libcurl, with limits and timeouts (the resolver, the CLI wallet).
+        .target(name: "HTTPClient", dependencies: ["CCurl", "Support"]),
+        // The test wallet behind `trustbed wallet receive`: an OpenID4VCI 1.0 client, no server code.
+        .target(name: "Wallet", dependencies: [
+            "HTTPClient", "JSON", "Support", "Cryptography", "JOSE", "SDJWT", "MDoc", "CBOR", "COSE", "StatusList",
+        ]),
+        // Benchmark-only: the load client of `trustbed wallet bench` (plain HTTP/1.1 to a loopback issuer).
+        .target(name: "WalletBench", dependencies: ["Wallet", "HTTPClient", "JSON", "Support"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient"]),
+        .testTarget(name: "WalletTests", dependencies: [
+            "Wallet", "HTTPClient", "JSON", "Support", "Cryptography", "JOSE", "SDJWT", "MDoc", "CBOR", "COSE", "StatusList",
+        ]),
+        .testTarget(name: "WalletBenchTests", dependencies: ["WalletBench", "Wallet", "HTTPClient"]),
         .target(name: "Federation", dependencies: [
-            "CCurl", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Support", .product(name: "Logging", package: "swift-log"),
+            "HTTPClient", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Support", .product(name: "Logging", package: "swift-log"),
         ]),
         // The OAuth 2.0 authorization server and OpenID4VCI credential issuer (the PID Provider).
         .target(name: "Issuance", dependencies: [
@@ -68,7 +81,7 @@ let package = Package(
         ]),
         .executableTarget(name: "trustbed", dependencies: [
             "Trustbed", "Federation", "Issuance", "JOSE", "JSON", "Store", "Support", "Cryptography", "SDJWT", "MDoc",
-            "CBOR", "COSE", "StatusList", "CCurl",
+            "CBOR", "COSE", "StatusList", "Wallet", "WalletBench",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

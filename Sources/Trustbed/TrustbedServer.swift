@@ -238,7 +238,7 @@ public final class TrustbedServer: Sendable {
         }
         let host = FederationHost(entities: entities, keys: keys, clock: clock, database: database, fetcher: remote.fetcher,
                                   logger: logger, statementCacheBytes: c.statementCacheBytes, remote: remote,
-                                  trustMarkStatusClient: remote.fetcher as? TrustMarkStatusClient)
+                                  trustMarkStatusClient: remote.fetcher as? TrustMarkStatusClient, baseURL: catalog.baseURL)
         let routes = FederationRoutes(host: host, remoteWork: remoteWork)
         let mounts = catalog.entities.map { e in
             var routers = routes.routers(for: e.entityID)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import JSON
+import Wallet
 
 /// `trustbed offer`: asks a running server's admin API for a credential offer (issue 7 item 3)
 /// and prints what a tester needs: the wallet link, the tx_code, the page with the QR code.

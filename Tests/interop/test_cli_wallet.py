@@ -302,13 +302,21 @@ def make_pki():
 class MockIssuer:
     def __init__(self, *, require_dpop: bool = False, deferred: bool = False, encrypt: bool = False, status_value: int = 0,
                  http11: bool = False, chunked: bool = False, drop_after: int | None = None, close_delimited: bool = False,
-                 token_extra: str | None = None):
+                 token_extra: str | None = None, bearer_only: bool = False, no_metadata: bool = False,
+                 typeless_details: bool = False, no_as_metadata: bool = False):
         """http11: keep-alive connections (the default HTTP/1.0 closes each after one response);
         chunked: bodies in two chunks with a chunk extension; drop_after: close a keep-alive
         connection after that many responses without saying so (as servers do with idle ones);
         close_delimited: HTTP/1.0 bodies without Content-Length, ended by closing the connection;
         token_extra: raw JSON members added to each token response, whose access_token is then
-        written with a \\u escape (the wallet reads only the members it uses)."""
+        written with a \\u escape (the wallet reads only the members it uses);
+        bearer_only: an AS that answers a DPoP-proofed token request with token_type Bearer (RFC
+        9449 §5 allows it; the token is then not bound, and the RS refuses a DPoP proof with it);
+        no_metadata: no well-known document at all (404); no_as_metadata: only the AS metadata
+        missing (both placements, both suffixes); typeless_details: authorization_details
+        entries without their required "type" (RFC 9396 §2), a peer's bug."""
+        self.bearer_only, self.no_metadata, self.typeless_details = bearer_only, no_metadata, typeless_details
+        self.no_as_metadata = no_as_metadata
         self.require_dpop, self.deferred, self.encrypt, self.status_value = require_dpop, deferred, encrypt, status_value
         self.chunked, self.drop_after, self.close_delimited, self.connections = chunked, drop_after, close_delimited, 0
         self.token_extra = token_extra
@@ -499,6 +507,9 @@ class MockHandler(BaseHTTPRequestHandler):
     def do_GET(self):
         m, path = self.mock, urlsplit(self.path).path
         m.requests.append(("GET", path))
+        if (m.no_metadata and "/.well-known/" in path) or (m.no_as_metadata and (
+                "/.well-known/oauth-authorization-server" in path or "/.well-known/openid-configuration" in path)):
+            return self.send(404, {"error": "not_found"})
         if path == "/.well-known/openid-credential-issuer/mock":
             return self.send(200, m.metadata())
         if path == "/.well-known/oauth-authorization-server/mock":
@@ -556,10 +567,14 @@ class MockHandler(BaseHTTPRequestHandler):
                 challenge = b64u(hashlib.sha256(form["code_verifier"].encode()).digest())
                 assert challenge == grant["pkce"] and form["redirect_uri"] == grant["redirect_uri"], (form, grant)
             token = "tok-" + secrets.token_urlsafe(16)
+            if m.bearer_only:
+                jwk = None
             identifiers = {c: [f"{c}-identifier"] for c in grant["configurations"]}
             m.tokens[token] = {"dpop": jwk, "identifiers": identifiers, "client_id": grant.get("client_id")}
             details = [{"type": "openid_credential", "credential_configuration_id": c, "credential_identifiers": ids}
                        for c, ids in identifiers.items()]
+            if m.typeless_details:
+                details = [{k: v for k, v in d.items() if k != "type"} for d in details]
             answer = {"access_token": token, "token_type": "DPoP" if jwk else "Bearer", "expires_in": 300,
                       "authorization_details": details}
             if m.token_extra is None:
@@ -578,6 +593,9 @@ class MockHandler(BaseHTTPRequestHandler):
             assert scheme == "DPoP" and jwk == grant["dpop"], (scheme, jwk)
         else:
             assert scheme == "Bearer", scheme
+            # RFC 9449 §7.1 binds a proof to a DPoP token; a Bearer token comes without one.
+            if self.headers.get("DPoP") is not None:
+                return self.send(400, {"error": "invalid_request", "error_description": "DPoP proof with a Bearer token"})
         request = json.loads(body)
         if path == "/mock/credential":
             identifier = request["credential_identifier"]
@@ -783,3 +801,46 @@ def test_bench_does_not_spin_when_the_issuer_goes_away(mock_issuer, trustbed_bin
     # About 1.5 s without an issuer, 2 threads, a 20 ms pause: some 150 errors, not tens of thousands.
     assert 0 < transport <= 400, report["errors"]
     assert report["flows"] > 0, report
+
+
+def test_dpop_wallet_goes_on_with_a_bearer_token(mock_issuer, trustbed_bin):
+    """RFC 9449 §5: the AS may answer a DPoP client with a Bearer token; the wallet uses it as one
+    (no DPoP proof at the credential endpoint) and says so."""
+    m = mock_issuer(bearer_only=True)
+    p = receive(json.dumps(m.offer(["pid-sd"])), "--dpop", "--no-status")
+    assert_line(p, "credential 1/1: pid-sd (dc+sd-jwt): verified")
+    assert "token_type: Bearer" in p.stdout, p.stdout
+    assert "Bearer token although the request carried a DPoP proof" in p.stdout + p.stderr, (p.stdout, p.stderr)
+    doc = json.loads(receive(json.dumps(m.offer(["pid-sd"])), "--dpop", "--no-status", "--json").stdout)
+    assert doc["token_type"] == "Bearer" and any("RFC 9449" in w for w in doc["warnings"]), doc.get("warnings")
+
+
+def test_missing_metadata_names_every_url_tried(mock_issuer, trustbed_bin):
+    m = mock_issuer(no_metadata=True)
+    p = receive(json.dumps(m.offer(["pid-sd"])), expect_ok=False)
+    assert p.returncode == 1, p
+    for url in (m.base + "/.well-known/openid-credential-issuer/mock", m.issuer + "/.well-known/openid-credential-issuer"):
+        assert url in p.stderr, (url, p.stderr)
+    assert "Traceback" not in p.stderr and "Fatal error" not in p.stderr, p.stderr
+
+
+def test_missing_as_metadata_names_every_url_tried(mock_issuer, trustbed_bin):
+    m = mock_issuer(no_as_metadata=True)
+    p = receive(json.dumps(m.offer(["pid-sd"])), expect_ok=False)
+    assert p.returncode == 1, p
+    for suffix in ("oauth-authorization-server", "openid-configuration"):
+        for url in (f"{m.base}/.well-known/{suffix}/mock", f"{m.issuer}/.well-known/{suffix}"):
+            assert url in p.stderr, (url, p.stderr)
+
+
+def test_typeless_authorization_details_are_read_with_one_warning(mock_issuer, trustbed_bin):
+    m = mock_issuer(typeless_details=True)
+    p = receive(json.dumps(m.offer(["pid-sd", "pid-mdoc"])), "--no-status")
+    assert_line(p, "credential 1/1: pid-sd (dc+sd-jwt): verified")
+    assert_line(p, "credential 1/1: pid-mdoc (mso_mdoc): verified")
+    warnings = [line for line in (p.stdout + p.stderr).splitlines() if 'without "type"' in line]
+    # Printed once in the result (and once on stderr), not once per entry.
+    assert len([w for w in p.stdout.splitlines() if 'without "type"' in w]) == 1, p.stdout
+    assert warnings, (p.stdout, p.stderr)
+    # The identifiers were read from the typeless entries: credential_identifier was sent.
+    assert m.requests.count(("POST", "/mock/credential")) == 2, m.requests

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 import Support
 
 /// Fetches federation documents from other servers. A protocol so tests and the chain builder
@@ -20,12 +21,8 @@ extension StatementFetcher {
 /// HTTP(S) fetcher that a slow or hostile host cannot abuse: only allow-listed URLs (redirects
 /// included), at most `maxConcurrentPerOrigin` fetches per origin at once, each within
 /// `min(timeout, what is left of the caller's deadline)`, bodies cut off at `maxBytes` while
-/// they arrive. Blocks the calling thread, so run it off the HTTP workers.
-///
-/// libcurl's easy interface, one blocking transfer per call: the waiting thread sleeps in
-/// poll(2). Foundation's URLSession on Linux kept about 1.4 cores busy while 32 transfers
-/// waited on a slow host (its dispatch-driven multi handle), which halved the throughput of
-/// every other request.
+/// they arrive. Blocks the calling thread, so run it off the HTTP workers. Each transfer is one
+/// `HTTPClient` exchange on a handle of its own (clients are not thread-safe).
 public final class HTTPStatementFetcher: StatementFetcher, @unchecked Sendable {
     private let timeout: TimeInterval
     private let slots: OriginSlots
@@ -49,7 +46,6 @@ public final class HTTPStatementFetcher: StatementFetcher, @unchecked Sendable {
     }
 
     public init(timeout: TimeInterval, maxBytes: Int, allowList: FetchAllowList, maxConcurrentPerOrigin: Int) {
-        CurlTransfer.initializeOnce
         self.timeout = timeout
         self.maxBytes = maxBytes
         self.allowList = allowList
@@ -79,21 +75,30 @@ public final class HTTPStatementFetcher: StatementFetcher, @unchecked Sendable {
                 throw .temporarilyUnavailable("no time left to fetch \(current) (\(origin) is busy or the resolve ran out of time)")
             }
             let budget = min(timeout, deadline.remaining)
-            let outcome = budget > 0 ? CurlTransfer.perform(current, form: form, seconds: budget, maxBytes: maxBytes) : .timedOut
-            slots.release(origin)
-            switch outcome {
-            case .body(let status, let body):
-                guard status == 200 else { throw .notFound("\(current) answered HTTP \(status)") }
-                guard let text = String(validating: body, as: UTF8.self) else { throw .invalidTrustChain("response from \(current) is not UTF-8") }
-                return text.trimmingCharacters(in: .whitespacesAndNewlines)
-            case .redirect(let status, let target):
-                // A redirect out of the list counts as the answer, refused as not 200.
-                guard let target, allowList.allows(target) else { throw .notFound("\(current) answered HTTP \(status)") }
-                current = target
-            case .tooLarge: throw .temporarilyUnavailable("response from \(current) is larger than \(maxBytes) bytes")
-            case .timedOut: throw .temporarilyUnavailable("timed out fetching \(current)")
-            case .failed(let reason): throw .temporarilyUnavailable("fetching \(current) failed: \(reason)")
+            let response: HTTPClient.Response
+            do throws(HTTPClient.Failure) {
+                defer { slots.release(origin) }
+                guard budget > 0 else { throw HTTPClient.Failure.timedOut }
+                let client = try HTTPClient(timeout: budget, maxBytes: maxBytes)
+                if let form { response = try client.postForm(current, form) } else { response = try client.get(current) }
+            } catch {
+                switch error {
+                case .tooLarge: throw .temporarilyUnavailable("response from \(current) is larger than \(maxBytes) bytes")
+                case .timedOut: throw .temporarilyUnavailable("timed out fetching \(current)")
+                case .failed(let reason): throw .temporarilyUnavailable("fetching \(current) failed: \(reason)")
+                }
             }
+            if (300..<400).contains(response.status) {
+                // A redirect out of the list counts as the answer, refused as not 200.
+                guard let target = response.redirectURL, allowList.allows(target) else {
+                    throw .notFound("\(current) answered HTTP \(response.status)")
+                }
+                current = target
+                continue
+            }
+            guard response.status == 200 else { throw .notFound("\(current) answered HTTP \(response.status)") }
+            guard let text = String(validating: response.body, as: UTF8.self) else { throw .invalidTrustChain("response from \(current) is not UTF-8") }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         throw .temporarilyUnavailable("fetching \(url) was redirected more than \(Self.maxRedirects) times")
     }

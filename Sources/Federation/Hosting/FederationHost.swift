@@ -35,6 +35,9 @@ public final class FederationHost: @unchecked Sendable {
     /// Answers of remote trust mark issuers' status endpoints, kept for a second.
     public let trustMarkStatusChecker: TrustMarkStatusChecker
     let limits: ChainLimits
+    /// This server's origin (`FetchAllowList.origin` of its base URL): fetches for it are
+    /// answered in-process (FederationHost+OwnOrigin.swift). Nil: none is known (tests).
+    let ownOrigin: String?
 
     /// Holds every subordinate statement of a federation of 100,000 leaves (about 895 bytes each
     /// as `SignedStatementCache.cost(of:key:keyShared:)` counts them, 85 MiB) with room for the
@@ -45,11 +48,14 @@ public final class FederationHost: @unchecked Sendable {
     /// `remote`: pass one to keep remote statements (and remembered failures) across hosts when
     /// the assembly replaces the host; by default one over `fetcher` and the database is made.
     /// `trustMarkStatusClient`: how remote trust mark issuers' status endpoints are asked (nil:
-    /// they cannot be, and marks whose issuer publishes one are dropped).
+    /// they cannot be, and marks whose issuer publishes one are dropped). `baseURL`: this server's
+    /// public base URL; what is under its origin is never fetched over HTTP.
     public init(entities list: [HostedEntity], keys: KeyProvider, clock: Clock, database: Database,
                 fetcher: StatementFetcher, logger: Logger = Logger(label: "trustbed.federation"),
                 limits: ChainLimits = ChainLimits(), statementCacheBytes: Int = FederationHost.defaultStatementCacheBytes,
-                remote: RemoteStatementSource? = nil, trustMarkStatusClient: TrustMarkStatusClient? = nil) {
+                remote: RemoteStatementSource? = nil, trustMarkStatusClient: TrustMarkStatusClient? = nil,
+                baseURL: String? = nil) {
+        ownOrigin = baseURL.flatMap(FetchAllowList.origin)
         var byID: [String: HostedEntity] = [:]
         byID.reserveCapacity(list.count)
         for e in list { byID[e.entityID] = e }

@@ -30,6 +30,7 @@ struct HostStatementSource: StatementSource {
     }
 
     private func remote(_ url: String, deadline: Deadline) throws(FederationError) -> SourcedStatement {
+        if host.isOwnOrigin(url) { return try host.ownStatement(at: url) }
         guard let networkDemand else { return SourcedStatement(try host.remote.statement(at: url, deadline: deadline)) }
         switch host.remote.lookup(url, now: host.now()) {
         case .hit(let s): return SourcedStatement(s)

@@ -40,8 +40,10 @@ public final class TrustMarkStatusChecker: Sendable {
         self.capacity = capacity
     }
 
-    /// Throws unless `issuer`'s status endpoint says `jwt` is `active` now.
-    func checkActive(_ jwt: String, issuer: String, endpoint: String, keys: JWKSet, now: Int64) throws(TrustMarkRejection) {
+    /// Throws unless `issuer`'s status endpoint says `jwt` is `active` now. `via` replaces the
+    /// client for this request (the host's in-process answer for an endpoint under its own origin).
+    func checkActive(_ jwt: String, issuer: String, endpoint: String, keys: JWKSet, now: Int64,
+                     via: TrustMarkStatusClient? = nil) throws(TrustMarkRejection) {
         let key = Key(endpoint: endpoint, markID: TrustMarkID.of(jwt))
         if let hit = answers.read({ $0[key] }), now - hit.checkedAt < Self.cacheLifetime, hit.checkedAt <= now {
             if hit.active { return }
@@ -49,7 +51,7 @@ public final class TrustMarkStatusChecker: Sendable {
         }
         let answer: Answer
         do {
-            try ask(jwt, issuer: issuer, endpoint: endpoint, keys: keys)
+            try ask(jwt, issuer: issuer, endpoint: endpoint, keys: keys, client: via ?? client)
             answer = Answer(active: true, reason: "", checkedAt: now)
         } catch {
             answer = Answer(active: false, reason: "\(error)", checkedAt: now)
@@ -64,7 +66,7 @@ public final class TrustMarkStatusChecker: Sendable {
     /// Section 8.4.2: a `trust-mark-status-response+jwt` signed with one of the issuer's
     /// Federation Entity Keys (by `kid`), issued by the issuer, about this very mark, with
     /// `status` `active`. Every other outcome is an error.
-    private func ask(_ jwt: String, issuer: String, endpoint: String, keys: JWKSet) throws(StatusFailure) {
+    private func ask(_ jwt: String, issuer: String, endpoint: String, keys: JWKSet, client: TrustMarkStatusClient?) throws(StatusFailure) {
         guard let client else { throw StatusFailure("no client to ask \(endpoint)") }
         let body: String
         do { body = try client.post(endpoint, form: [(name: "trust_mark", value: jwt)]) } catch {

@@ -206,7 +206,8 @@ extension FederationHost {
                     try checkLocallyActive(mark, subject: subject)
                 } else if let endpoint = trust.statusEndpoint {
                     remote = true
-                    try status.checkActive(mark.entry.trustMark, issuer: mark.issuer, endpoint: endpoint, keys: trust.keys, now: now)
+                    try status.checkActive(mark.entry.trustMark, issuer: mark.issuer, endpoint: endpoint, keys: trust.keys, now: now,
+                                           via: isOwnOrigin(endpoint) ? OwnOriginStatusClient(host: self) : nil)
                 }
                 kept.append(mark)
             } catch {

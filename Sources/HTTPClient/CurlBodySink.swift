@@ -2,18 +2,18 @@ import CCurl
 
 /// A libcurl response body collected up to `limit` bytes: the write callback refuses the piece
 /// that would pass it, which aborts the transfer at once, so an oversized body never sits whole
-/// in memory. Shared by the resolver's fetches (`CurlTransfer`) and the CLI wallet.
-public final class CurlBodySink {
-    public private(set) var bytes: [UInt8] = []
-    public let limit: Int
+/// in memory.
+final class CurlBodySink {
+    private(set) var bytes: [UInt8] = []
+    let limit: Int
     /// Whether the transfer was aborted for passing `limit`.
-    public private(set) var overflowed = false
+    private(set) var overflowed = false
 
-    public init(limit: Int) { self.limit = limit }
+    init(limit: Int) { self.limit = limit }
 
     /// Makes this sink `curl`'s write function and data. The handle keeps an unretained pointer:
     /// keep the sink alive (`withExtendedLifetime`) until `curl_easy_perform` returns.
-    public func install(on curl: UnsafeMutableRawPointer) -> Bool {
+    func install(on curl: UnsafeMutableRawPointer) -> Bool {
         trustbed_curl_set_write(curl, { data, size, count, context in
             guard let data, let context else { return 0 }
             let sink = Unmanaged<CurlBodySink>.fromOpaque(context).takeUnretainedValue()

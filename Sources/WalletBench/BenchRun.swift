@@ -1,7 +1,7 @@
-import ArgumentParser
 import Foundation
 import JSON
 import Support
+import Wallet
 
 /// The shared state of one bench run: the iteration counter and the merged results. Workers
 /// keep their samples locally and merge once at the end, so the lock is not on the hot path.
@@ -9,7 +9,7 @@ final class BenchRun: @unchecked Sendable {
     enum Step: String, CaseIterable {
         case offer, token, nonce, credential
 
-        /// The step's place in `Totals.latencies`.
+        /// The step's place in `Totals.latencies` (an array, not a dictionary hashed per sample).
         var index: Int {
             switch self {
             case .offer: return 0
@@ -24,8 +24,7 @@ final class BenchRun: @unchecked Sendable {
         var flows = 0
         var credentials = 0
         var verified = 0
-        /// Milliseconds per step, by `Step.index`: an array, as a dictionary keyed by step
-        /// hashed on every sample (4,200 instructions per flow, callgrind).
+        /// Milliseconds per step, by `Step.index`.
         var latencies = [[Double]](repeating: [], count: Step.allCases.count)
         var errors: [String: Int] = [:]
     }
@@ -73,7 +72,7 @@ final class BenchRun: @unchecked Sendable {
         var local = Totals()
         defer { totals.withLock { merge(local, into: &$0) } }
         let http: WalletHTTP
-        do { http = try WalletHTTP(plainConnections: plainConnections) } catch { local.errors["setup: \(error)", default: 0] += 1; return }
+        do { http = try WalletHTTP(transport: plainConnections ? PlainHTTPTransport() : nil) } catch { local.errors["setup: \(error)", default: 0] += 1; return }
         let verifier = CredentialVerifier(http: http, trustAnchors: nil)
         // One session per thread: it keeps the servers' DPoP nonces from flow to flow, as one
         // busy wallet backend would (RFC 9449 does not bind a nonce to a key), so the
@@ -140,8 +139,7 @@ final class BenchRun: @unchecked Sendable {
 
     /// The pre-authorized code of an offer the admin API just made, which must name exactly this
     /// issuer and configuration and ask for no tx_code. Stricter than CredentialOffer(json:) for
-    /// this case and lighter: its URL-shape check of credential_issuer cost 30,000 instructions a
-    /// flow, more than this whole function.
+    /// this case and lighter: no URL-shape check of an issuer already compared whole.
     static func preAuthorizedCode(in offer: JSONValue, issuer: String, configuration: String) throws -> String {
         guard offer["credential_issuer"]?.stringValue == issuer else {
             throw WalletError.malformed("the offer names credential_issuer \(offer["credential_issuer"]?.serialized() ?? "(none)"), not \(issuer)")
@@ -193,7 +191,7 @@ final class AcknowledgementLog: Sendable {
 
     init(path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ValidationError("cannot open \(path)") }
+        guard fd >= 0 else { throw WalletError.usage("cannot open \(path)") }
         descriptor = Locked(fd)
     }
 

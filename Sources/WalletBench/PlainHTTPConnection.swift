@@ -3,7 +3,13 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HTTPClient
+import Wallet
 
+/// Benchmark-only: this target is the load client's machinery, not a general HTTP client. It
+/// speaks plain HTTP/1.1 (no TLS, no proxies, no redirects) to the issuer under test, usually on
+/// loopback; every other use goes through `HTTPClient`.
+///
 /// One keep-alive HTTP/1.1 connection to a plain `http://` origin, for the load client
 /// (`trustbed wallet bench`), whose every instruction is taken from the issuer it measures on the
 /// same cores. On a reused connection libcurl spent about 110,000 instructions and 6.4 system

@@ -6,18 +6,18 @@ import Support
 
 /// A P-256 key the wallet holds, with its public JWK in the minimal form (kty, crv, x, y) that
 /// proof headers carry: no kid or use, nothing a verifier would have to interpret.
-struct HolderKey: @unchecked Sendable {
+public struct HolderKey: @unchecked Sendable {
     let privateKey: PrivateKey
     let publicJWK: [String: JSONValue]
     /// The base64url JOSE headers of its key proofs and DPoP proofs, which never change: made
     /// once per key instead of as a dictionary serialized and encoded per proof.
-    let keyProofHeader: [UInt8]
-    let dpopHeader: [UInt8]
+    public let keyProofHeader: [UInt8]
+    public let dpopHeader: [UInt8]
 
-    static let keyProofType = "openid4vci-proof+jwt"
-    static let dpopType = "dpop+jwt"
+    public static let keyProofType = "openid4vci-proof+jwt"
+    public static let dpopType = "dpop+jwt"
 
-    init() throws {
+    public init() throws {
         privateKey = try PrivateKey(generatingFor: .ES256)
         guard case .ec(let curve, let x, let y) = privateKey.publicKey.components else {
             throw WalletError.usage("P-256 key generation gave a non-EC key")
@@ -40,20 +40,20 @@ struct HolderKey: @unchecked Sendable {
 
     /// A compact JWS under one of the headers made at init (`keyProofHeader`, `dpopHeader`),
     /// which carry `jwk`: the proof-of-possession shape DPoP and the OpenID4VCI key proof share.
-    func signedJWT(encodedHeader: [UInt8], payload: [UInt8]) throws -> String {
+    public func signedJWT(encodedHeader: [UInt8], payload: [UInt8]) throws -> String {
         String(decoding: try JWS.signCompact(encodedHeader: encodedHeader, payloadBytes: payload, key: privateKey, algorithm: .ES256),
                as: UTF8.self)
     }
 }
 
-enum WalletProofs {
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+public enum WalletProofs {
+    public static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
-    static func randomToken(_ bytes: Int = 16) -> String { Base64URL.encode(SecureRandom.bytes(bytes)) }
+    public static func randomToken(_ bytes: Int = 16) -> String { Base64URL.encode(SecureRandom.bytes(bytes)) }
 
     /// RFC 9449 §4.2: a DPoP proof for one request. `htu` is the target URI without query and
     /// fragment; `ath` (§4.3) binds the proof to the access token at a resource server.
-    static func dpop(key: HolderKey, method: String, url: String, nonce: String?, accessToken: String?) throws -> String {
+    public static func dpop(key: HolderKey, method: String, url: String, nonce: String?, accessToken: String?) throws -> String {
         var claims = JSONObjectWriter(capacity: 160 + url.utf8.count + (nonce?.utf8.count ?? 0))
         if let accessToken { claims.string("ath", Base64URL.encode(Digest.sha256(Array(accessToken.utf8)))) }
         claims.string("htm", method)
@@ -64,7 +64,7 @@ enum WalletProofs {
         return try key.signedJWT(encodedHeader: key.dpopHeader, payload: claims.finish())
     }
 
-    static func htu(_ url: String) -> String {
+    public static func htu(_ url: String) -> String {
         // On the UTF-8 view: a Character search costs the load client tens of thousands of
         // instructions per proof. "?" and "#" are ASCII, so the cut is a character boundary.
         guard let cut = url.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return url }
@@ -73,7 +73,7 @@ enum WalletProofs {
 
     /// OpenID4VCI 1.0 Appendix F.1: the `jwt` key proof. `iss` is the client_id, omitted in the
     /// anonymous pre-authorized flow; `nonce` is the c_nonce when the issuer has a nonce endpoint.
-    static func keyProof(key: HolderKey, audience: String, nonce: String?, clientID: String?) throws -> String {
+    public static func keyProof(key: HolderKey, audience: String, nonce: String?, clientID: String?) throws -> String {
         var claims = JSONObjectWriter(capacity: 64 + audience.utf8.count + (nonce?.utf8.count ?? 0) + (clientID?.utf8.count ?? 0))
         claims.string("aud", audience)
         claims.int("iat", now())
@@ -83,7 +83,7 @@ enum WalletProofs {
     }
 
     /// RFC 7636 §4.1–4.2: a 43-character verifier and its S256 challenge.
-    static func pkce() -> (verifier: String, challenge: String) {
+    public static func pkce() -> (verifier: String, challenge: String) {
         let verifier = randomToken(32)
         return (verifier, Base64URL.encode(Digest.sha256(Array(verifier.utf8))))
     }

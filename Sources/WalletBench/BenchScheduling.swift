@@ -1,9 +1,8 @@
-import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// How the bench's client threads are scheduled next to the issuer they load on the same cores.
+/// Benchmark-only. How the bench's client threads are scheduled next to the issuer they load on the same cores.
 ///
 /// `batch` (the default) puts each client thread under Linux's SCHED_BATCH: the same fair share of
 /// the CPU as any other thread, but a client thread woken by a response does not preempt the
@@ -15,12 +14,23 @@ import Glibc
 /// about 0.69 ms and the client 0.22 ms of CPU per flow; with `batch` 0.55-0.60 and 0.14-0.19 ms.
 /// A load client on other machines, which is what the bench stands in for, does not preempt the
 /// issuer at all. `normal` keeps the default policy, for comparison.
-enum BenchScheduling: String, ExpressibleByArgument, CaseIterable, Sendable {
+public enum BenchScheduling: String, CaseIterable, Sendable {
     case batch, normal
+
+    public struct UnknownPolicy: Error, CustomStringConvertible {
+        public let value: String
+        public var description: String { "unknown scheduling policy \(value) (batch or normal)" }
+    }
+
+    /// `--scheduling`'s value: exactly `batch` or `normal`.
+    public init(parsing value: String) throws(UnknownPolicy) {
+        guard let policy = BenchScheduling(rawValue: value) else { throw UnknownPolicy(value: value) }
+        self = policy
+    }
 
     /// Applies the policy to the calling thread; false when the system refused (or has no
     /// SCHED_BATCH), in which case the thread keeps the default policy.
-    func applyToCurrentThread() -> Bool {
+    public func applyToCurrentThread() -> Bool {
         switch self {
         case .normal: return true
         case .batch:

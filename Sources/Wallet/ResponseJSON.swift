@@ -4,14 +4,14 @@ import JSON
 /// the rest is checked as `JSONValue.parse` checks it, so a response malformed in any member is
 /// refused, but not built. A token response carries `credential_previews` (3.7 KB: every claim of
 /// the PID, a portrait among them) that the wallet never reads.
-struct ResponseJSON {
-    let names: Set<String>
+public struct ResponseJSON: Sendable {
+    public let names: Set<String>
 
-    init(_ names: String...) { self.names = Set(names) }
+    public init(_ names: String...) { self.names = Set(names) }
 
     /// The document's kept members, or nil when `bytes` is not one valid JSON object, as
     /// `(try? JSONValue.parse(bytes))?.objectValue` is nil.
-    func object(_ bytes: [UInt8]) -> [String: JSONValue]? {
+    public func object(_ bytes: [UInt8]) -> [String: JSONValue]? {
         try? JSONValue.parseObject(bytes, keeping: names)
     }
 }

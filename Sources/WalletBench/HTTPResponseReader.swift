@@ -3,22 +3,24 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HTTPClient
+import Wallet
 
-/// Reads HTTP/1.x responses from a connected socket for PlainHTTPConnection (RFC 9112): the
+/// Benchmark-only (see PlainHTTPConnection). Reads HTTP/1.x responses from a connected socket for PlainHTTPConnection (RFC 9112): the
 /// status line, the headers the wallet reads, and the body framed by Content-Length, chunked
 /// transfer coding or the end of the connection. Its buffer lives as long as the connection
 /// object, so a response costs no allocation but its body's.
-final class HTTPResponseReader {
-    struct Response {
-        let status: Int
+public final class HTTPResponseReader {
+    public struct Response {
+        public let status: Int
         /// The headers the wallet reads (lowercased names, first occurrence).
-        let headers: HeaderFields
-        let body: [UInt8]
+        public let headers: HeaderFields
+        public let body: [UInt8]
     }
 
     /// The connection ended before any byte of a response: a reused connection the server
     /// closed while idle, which the caller may open again once.
-    enum ConnectionClosed: Error { case beforeResponse }
+    public enum ConnectionClosed: Error { case beforeResponse }
 
     let authority: String
     let timeoutSeconds: Int
@@ -33,7 +35,7 @@ final class HTTPResponseReader {
     private var readIndex = 0
     private var filled = 0
 
-    init(authority: String, timeoutSeconds: Int, maximumBytes: Int, interesting: [String]) {
+    public init(authority: String, timeoutSeconds: Int, maximumBytes: Int, interesting: [String]) {
         self.authority = authority
         self.timeoutSeconds = timeoutSeconds
         self.maximumBytes = maximumBytes
@@ -44,13 +46,13 @@ final class HTTPResponseReader {
     deinit { inbox.deallocate() }
 
     /// Forgets what was buffered (a new connection).
-    func reset() {
+    public func reset() {
         readIndex = 0
         filled = 0
     }
 
     /// The next response on `descriptor`, and whether the connection stays open after it.
-    func read(from descriptor: Int32, method: String) throws -> (response: Response, keepAlive: Bool) {
+    public func read(from descriptor: Int32, method: String) throws -> (response: Response, keepAlive: Bool) {
         self.descriptor = descriptor
         return try readResponse(method: method)
     }

@@ -9,27 +9,32 @@ import StatusList
 import Support
 
 /// A credential the wallet checked: what to print about it.
-struct VerifiedCredential {
-    let format: String
+public struct VerifiedCredential {
+    public let format: String
     /// One line per check that passed.
-    let checks: [String]
+    public let checks: [String]
     /// The disclosed claims (SD-JWT VC, processed payload) or the elements by namespace (mdoc).
-    let claims: JSONValue
+    public let claims: JSONValue
     /// Paths of the selectively disclosed claims (SD-JWT VC only).
-    let disclosedPaths: [String]
-    let status: (uri: String, index: Int)?
-    let signer: String
+    public let disclosedPaths: [String]
+    public let status: (uri: String, index: Int)?
+    public let signer: String
 }
 
 /// Verifies received credentials as a holder does before storing them, then their status.
-struct CredentialVerifier {
-    let http: WalletHTTP
+public struct CredentialVerifier {
+    public let http: WalletHTTP
     /// IACA roots (`--trust`): the signer chain must lead to one of them; nil skips the chain check.
-    let trustAnchors: [Certificate]?
-    var now: Int64 { Int64(Date().timeIntervalSince1970) }
-    static let algorithms: Set<SignatureAlgorithm> = [.ES256, .ES384, .ES512, .EdDSA]
+    public let trustAnchors: [Certificate]?
+    public var now: Int64 { Int64(Date().timeIntervalSince1970) }
+    public static let algorithms: Set<SignatureAlgorithm> = [.ES256, .ES384, .ES512, .EdDSA]
 
-    func verify(_ credential: JSONValue, configuration: IssuerMetadata.Configuration, holders: [HolderKey]) throws -> VerifiedCredential {
+    public init(http: WalletHTTP, trustAnchors: [Certificate]?) {
+        self.http = http
+        self.trustAnchors = trustAnchors
+    }
+
+    public func verify(_ credential: JSONValue, configuration: IssuerMetadata.Configuration, holders: [HolderKey]) throws -> VerifiedCredential {
         guard let text = credential.stringValue else {
             throw WalletError.malformed("the \(configuration.format) credential is not a string")
         }
@@ -148,7 +153,7 @@ struct CredentialVerifier {
 
     /// CBOR element values as JSON for printing: full-dates and tdates as their text, byte
     /// strings (a portrait) as their length.
-    static func printable(_ value: CBORValue) -> JSONValue {
+    public static func printable(_ value: CBORValue) -> JSONValue {
         switch value {
         case .unsigned, .negative: return value.intValue.map { .int($0) } ?? .string("\(value)")
         case .text(let s): return .string(s)
@@ -170,7 +175,7 @@ struct CredentialVerifier {
 
     /// Token Status List §8: fetches the token at `uri`, checks its signature (x5c leaf, chained
     /// with --trust), typ and `sub` = uri, and reads the entry.
-    func status(uri: String, index: Int) throws -> StatusType {
+    public func status(uri: String, index: Int) throws -> StatusType {
         let reply = try http.get(uri, accept: "application/statuslist+jwt")
         guard reply.status == 200 else { throw WalletError.server(step: "status list", status: reply.status, body: reply.text) }
         let compact = reply.text.trimmingCharacters(in: .whitespacesAndNewlines)

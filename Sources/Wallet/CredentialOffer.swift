@@ -4,7 +4,7 @@ import Support
 
 /// Why a wallet run failed; `description` is what the user sees (a server's OAuth error JSON is
 /// printed as it came).
-enum WalletError: Error, CustomStringConvertible {
+public enum WalletError: Error, CustomStringConvertible {
     case transport(String)
     /// A server answered with an error: the step, the status and the body (RFC 6749 §5.2 JSON).
     case server(step: String, status: Int, body: String)
@@ -13,7 +13,7 @@ enum WalletError: Error, CustomStringConvertible {
     case verification(String)
     case usage(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .transport(let why): return "transport: \(why)"
         case .server(let step, let status, let body): return "\(step): HTTP \(status): \(body.isEmpty ? "(empty body)" : body)"
@@ -24,38 +24,38 @@ enum WalletError: Error, CustomStringConvertible {
     }
 
     /// A JSON read error as a malformed-answer error naming what was being read.
-    static func read(_ what: String, _ error: Error) -> WalletError { .malformed("\(what): \(error)") }
+    public static func read(_ what: String, _ error: Error) -> WalletError { .malformed("\(what): \(error)") }
 }
 
 /// Runs a JSONReader-based parse, turning its error into a malformed-answer error about `what`.
-func reading<T>(_ what: String, _ body: () throws(JSONReadError) -> T) throws(WalletError) -> T {
+public func reading<T>(_ what: String, _ body: () throws(JSONReadError) -> T) throws(WalletError) -> T {
     do { return try body() } catch { throw WalletError.read(what, error) }
 }
 
 /// A Credential Offer (OpenID4VCI 1.0 §4.1.1): the issuer, the offered configurations and the
 /// grants the wallet may use.
-struct CredentialOffer {
-    static let preAuthorizedGrant = "urn:ietf:params:oauth:grant-type:pre-authorized_code"
+public struct CredentialOffer {
+    public static let preAuthorizedGrant = "urn:ietf:params:oauth:grant-type:pre-authorized_code"
 
-    struct PreAuthorizedGrant {
-        let code: String
+    public struct PreAuthorizedGrant {
+        public let code: String
         /// The tx_code object (§4.1.1): present when the wallet must send a transaction code.
-        let txCode: (inputMode: String, length: Int?, description: String?)?
-        let authorizationServer: String?
+        public let txCode: (inputMode: String, length: Int?, description: String?)?
+        public let authorizationServer: String?
     }
 
-    struct AuthorizationCodeGrant {
-        let issuerState: String?
-        let authorizationServer: String?
+    public struct AuthorizationCodeGrant {
+        public let issuerState: String?
+        public let authorizationServer: String?
     }
 
-    let credentialIssuer: String
-    let configurationIDs: [String]
-    let preAuthorized: PreAuthorizedGrant?
-    let authorizationCode: AuthorizationCodeGrant?
-    let json: JSONValue
+    public let credentialIssuer: String
+    public let configurationIDs: [String]
+    public let preAuthorized: PreAuthorizedGrant?
+    public let authorizationCode: AuthorizationCodeGrant?
+    public let json: JSONValue
 
-    init(json value: JSONValue) throws {
+    public init(json value: JSONValue) throws {
         self = try reading("credential offer") { () throws(JSONReadError) in try CredentialOffer(reading: value) }
     }
 
@@ -91,7 +91,7 @@ struct CredentialOffer {
     /// Resolves what a person hands the wallet (§4.1): an `openid-credential-offer://` (or any
     /// other scheme's) URL carrying `credential_offer` or `credential_offer_uri`, an https
     /// `credential_offer_uri` itself, or the offer JSON.
-    static func resolve(_ input: String, http: WalletHTTP) throws -> CredentialOffer {
+    public static func resolve(_ input: String, http: WalletHTTP) throws -> CredentialOffer {
         let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("{") { return try parse(Array(text.utf8), what: "credential offer") }
         guard let schemeEnd = text.range(of: "://") else {
@@ -130,8 +130,8 @@ struct CredentialOffer {
 /// Well-known URLs (RFC 8414 §3.1, OpenID4VCI 1.0 §12.2.2): the suffix inserted between the host
 /// and the path of the identifier, and the older form that appends it. Without a path both are
 /// the same URL.
-enum WellKnown {
-    static func candidates(_ identifier: String, _ suffix: String) -> [String] {
+public enum WellKnown {
+    public static func candidates(_ identifier: String, _ suffix: String) -> [String] {
         let trimmed = identifier.hasSuffix("/") ? String(identifier.dropLast()) : identifier
         guard let schemeEnd = trimmed.range(of: "://") else { return [trimmed + "/.well-known/" + suffix] }
         let afterScheme = trimmed[schemeEnd.upperBound...]
@@ -140,14 +140,27 @@ enum WellKnown {
         return [origin + "/.well-known/" + suffix + path, trimmed + "/.well-known/" + suffix]
     }
 
-    /// The first candidate that answers 200 with a JSON object.
-    static func fetch(_ identifier: String, _ suffix: String, http: WalletHTTP) throws -> (url: String, json: [String: JSONValue]) {
+    /// The first candidate that answers 200 with a JSON object. When none does, the error names
+    /// every URL tried and what it answered, so a user sees both placements were looked at.
+    public static func fetch(_ identifier: String, _ suffix: String, http: WalletHTTP) throws -> (url: String, json: [String: JSONValue]) {
         var failures: [String] = []
+        if let found = try fetch(identifier, suffix, http: http, failures: &failures) { return found }
+        throw WalletError.malformed("no \(suffix) metadata for \(identifier); tried \(failures.joined(separator: "; "))")
+    }
+
+    /// The same, adding what each URL answered to `failures` (a transport error too: the next
+    /// placement may still answer); nil when none gave a JSON object.
+    public static func fetch(_ identifier: String, _ suffix: String, http: WalletHTTP,
+                             failures: inout [String]) throws -> (url: String, json: [String: JSONValue])? {
         for url in candidates(identifier, suffix) {
-            let reply = try http.get(url)
+            let reply: WalletHTTP.Reply
+            do { reply = try http.get(url) } catch let error as WalletError {
+                failures.append("\(url) (\(error))")
+                continue
+            }
             if reply.status == 200, let json = reply.json { return (url, json) }
-            failures.append("\(url): HTTP \(reply.status)")
+            failures.append("\(url) (HTTP \(reply.status)\(reply.status == 200 ? ", not a JSON object" : ""))")
         }
-        throw WalletError.malformed("no \(suffix) metadata for \(identifier) (\(failures.joined(separator: "; ")))")
+        return nil
     }
 }

@@ -1,31 +1,31 @@
 import JSON
 
 /// What the wallet needs from the Credential Issuer Metadata (OpenID4VCI 1.0 §12.2.4).
-struct IssuerMetadata {
-    struct Configuration {
-        let id: String
-        let format: String
+public struct IssuerMetadata {
+    public struct Configuration {
+        public let id: String
+        public let format: String
         /// SD-JWT VC `vct` (Appendix A.3.2) or mdoc `doctype` (A.2.2).
-        let vct: String?
-        let doctype: String?
-        let scope: String?
+        public let vct: String?
+        public let doctype: String?
+        public let scope: String?
         /// `proof_types_supported.jwt.proof_signing_alg_values_supported`; nil when no jwt proof is advertised.
-        let jwtProofAlgorithms: [String]?
+        public let jwtProofAlgorithms: [String]?
     }
 
-    let credentialIssuer: String
-    let authorizationServers: [String]
-    let credentialEndpoint: String
-    let nonceEndpoint: String?
-    let deferredCredentialEndpoint: String?
-    let notificationEndpoint: String?
-    let batchSize: Int?
-    let configurations: [String: Configuration]
-    let json: [String: JSONValue]
+    public let credentialIssuer: String
+    public let authorizationServers: [String]
+    public let credentialEndpoint: String
+    public let nonceEndpoint: String?
+    public let deferredCredentialEndpoint: String?
+    public let notificationEndpoint: String?
+    public let batchSize: Int?
+    public let configurations: [String: Configuration]
+    public let json: [String: JSONValue]
 
     /// Fetches the metadata for `issuer` and checks that it names itself (§12.2.2: the
     /// `credential_issuer` value must be identical to the identifier it was fetched for).
-    static func fetch(_ issuer: String, http: WalletHTTP) throws -> IssuerMetadata {
+    public static func fetch(_ issuer: String, http: WalletHTTP) throws -> IssuerMetadata {
         let (url, json) = try WellKnown.fetch(issuer, "openid-credential-issuer", http: http)
         let metadata = try IssuerMetadata(json: json, source: url)
         guard metadata.credentialIssuer == issuer else {
@@ -34,7 +34,7 @@ struct IssuerMetadata {
         return metadata
     }
 
-    init(json: [String: JSONValue], source: String) throws {
+    public init(json: [String: JSONValue], source: String) throws {
         self = try reading(source) { () throws(JSONReadError) in try IssuerMetadata(reading: json) }
     }
 
@@ -66,37 +66,36 @@ struct IssuerMetadata {
 }
 
 /// What the wallet needs from OAuth 2.0 Authorization Server Metadata (RFC 8414 §2).
-struct AuthorizationServerMetadata {
-    let issuer: String
-    let tokenEndpoint: String
-    let authorizationEndpoint: String?
-    let parEndpoint: String?
-    let requirePAR: Bool
-    let dpopAlgorithms: [String]?
-    let issParameterSupported: Bool
-    let preAuthorizedAnonymousAccess: Bool
-    let json: [String: JSONValue]
+public struct AuthorizationServerMetadata {
+    public let issuer: String
+    public let tokenEndpoint: String
+    public let authorizationEndpoint: String?
+    public let parEndpoint: String?
+    public let requirePAR: Bool
+    public let dpopAlgorithms: [String]?
+    public let issParameterSupported: Bool
+    public let preAuthorizedAnonymousAccess: Bool
+    public let json: [String: JSONValue]
 
     /// RFC 8414 §3.3: the `issuer` value must be identical to the identifier used to fetch it.
-    static func fetch(_ identifier: String, http: WalletHTTP) throws -> AuthorizationServerMetadata {
-        var lastError: Error?
+    public static func fetch(_ identifier: String, http: WalletHTTP) throws -> AuthorizationServerMetadata {
+        var failures: [String] = []
         // OpenID4VCI §12.3 allows OpenID Connect discovery for the AS as well; try RFC 8414 first.
         for suffix in ["oauth-authorization-server", "openid-configuration"] {
+            guard let (url, json) = try WellKnown.fetch(identifier, suffix, http: http, failures: &failures) else { continue }
             do {
-                let (url, json) = try WellKnown.fetch(identifier, suffix, http: http)
                 let metadata = try AuthorizationServerMetadata(json: json, source: url)
-                guard metadata.issuer == identifier else {
-                    throw WalletError.malformed("\(url) names issuer \(metadata.issuer), not \(identifier)")
-                }
+                guard metadata.issuer == identifier else { throw WalletError.malformed("it names issuer \(metadata.issuer), not \(identifier)") }
                 return metadata
             } catch {
-                lastError = error
+                // The other placement may still hold valid metadata.
+                failures.append("\(url) (\(error))")
             }
         }
-        throw lastError ?? WalletError.malformed("no authorization server metadata for \(identifier)")
+        throw WalletError.malformed("no authorization server metadata for \(identifier); tried \(failures.joined(separator: "; "))")
     }
 
-    init(json: [String: JSONValue], source: String) throws {
+    public init(json: [String: JSONValue], source: String) throws {
         self = try reading(source) { () throws(JSONReadError) in try AuthorizationServerMetadata(reading: json) }
     }
 

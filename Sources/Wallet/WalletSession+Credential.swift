@@ -5,7 +5,7 @@ import JSON
 
 extension WalletSession {
     /// §7: a fresh `c_nonce`, or nil when the issuer has no nonce endpoint (then proofs carry none).
-    func nonce() throws -> String? {
+    public func nonce() throws -> String? {
         guard let endpoint = context.issuer.nonceEndpoint else { return nil }
         let reply = try http.send("POST", endpoint, headers: ["Accept: application/json"], body: [])
         guard reply.status == 200, let nonce = reply.json(Self.nonceMembers)?["c_nonce"]?.stringValue, !nonce.isEmpty else {
@@ -21,14 +21,14 @@ extension WalletSession {
     /// §8: one credential per proof key. `identifier` (from the token response's
     /// `authorization_details`) replaces `configurationID` when present (§8.2). A 202 answer is
     /// polled at the deferred endpoint (§9) at the interval the issuer asked for.
-    func credential(accessToken: String, configurationID: String, identifier: String?, keys: [HolderKey],
+    public func credential(accessToken: String, configurationID: String, identifier: String?, keys: [HolderKey],
                     maximumWait: Double = 120) throws -> CredentialDelivery {
         try credential(accessToken: accessToken, configurationID: configurationID, identifier: identifier, keys: keys,
                        nonce: try nonce(), maximumWait: maximumWait)
     }
 
     /// The credential request with a c_nonce already fetched (the load client times the two apart).
-    func credential(accessToken: String, configurationID: String, identifier: String?, keys: [HolderKey], nonce: String?,
+    public func credential(accessToken: String, configurationID: String, identifier: String?, keys: [HolderKey], nonce: String?,
                     maximumWait: Double = 120) throws -> CredentialDelivery {
         let proofs = try keys.map {
             try WalletProofs.keyProof(key: $0, audience: context.issuer.credentialIssuer, nonce: nonce, clientID: clientID)
@@ -85,7 +85,7 @@ extension WalletSession {
     }
 
     /// §11: tells the issuer the credentials were accepted (204 expected).
-    func notify(accessToken: String, notificationID: String, event: String = "credential_accepted") throws {
+    public func notify(accessToken: String, notificationID: String, event: String = "credential_accepted") throws {
         guard let endpoint = context.issuer.notificationEndpoint else { return }
         let body: JSONValue = ["notification_id": .string(notificationID), "event": .string(event)]
         let reply = try exchange("POST", endpoint, server: .resource, accessToken: accessToken,

@@ -1,59 +1,71 @@
-import ArgumentParser
 import Foundation
 import JSON
 import Support
+import Wallet
 
-/// `trustbed wallet bench`: the native load client (issue 7 item 16). Each iteration is the whole
-/// pre-authorized flow: admin offer → token → nonce → credential. C threads, each with its own
-/// keep-alive connection (PlainHTTPConnection for http://, libcurl for https) and DPoP key; holder keys come from a pool generated up
-/// front so key generation does not load the client.
-struct WalletBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "bench",
-        abstract: "Load-test an issuer: offer → token → nonce → credential, on C threads.")
+/// Benchmark-only: this target is the load client of `trustbed wallet bench` (`make bench`), not
+/// a general client. Its lean HTTP/1.1 client speaks only plain http to the issuer under test
+/// (normally on loopback); https and `--curl` runs go through `HTTPClient`.
+///
+/// Each iteration is the whole pre-authorized flow: admin offer → token → nonce → credential. C
+/// threads, each with its own keep-alive connection and DPoP key; holder keys come from a pool
+/// generated up front so key generation does not load the client.
+public struct BenchOptions {
+    /// The credential issuer URL (e.g. http://127.0.0.1:8080/pid-provider).
+    public var issuer: String
+    public var adminToken: String
+    public var persona = "erika"
+    /// credential_configuration_id; nil: the first dc+sd-jwt configuration.
+    public var configuration: String?
+    public var dpop = false
+    public var batch = 1
+    public var concurrency = 2
+    /// Iterations in all (ignored with `duration`).
+    public var count = 1000
+    public var duration: Double?
+    /// Verify one credential in this many (0: never).
+    public var verifyEvery = 1000
+    /// Send every request through libcurl, as `wallet receive` does.
+    public var curl = false
+    public var scheduling = BenchScheduling.batch
+    public var json = false
+    /// Append "<status list uri> <idx>" of every SD-JWT VC received to this file.
+    public var acknowledged: String?
+    /// Progress and warnings (stderr in the CLI).
+    public var log: @Sendable (String) -> Void = { _ in }
 
-    @Option(help: "The credential issuer URL (e.g. http://127.0.0.1:8080/pid-provider).") var issuer: String
-    @Option(name: .customLong("admin-token"), help: "Admin token (default: the TRUSTBED_ADMIN_TOKEN variable).") var adminToken: String?
-    @Option(help: "Persona id for the offers.") var persona = "erika"
-    @Option(help: "credential_configuration_id (default: the first dc+sd-jwt configuration).") var configuration: String?
-    @Flag(help: "DPoP-bound tokens.") var dpop = false
-    @Option(help: "Proofs (credentials) per request.") var batch = 1
-    @Option(help: "Client threads.") var concurrency = 2
-    @Option(help: "Iterations in all (ignored with --duration).") var count = 1000
-    @Option(help: "Run for this many seconds instead of --count iterations.") var duration: Double?
-    @Option(name: .customLong("verify-every"), help: "Verify one credential in this many (0: never).") var verifyEvery = 1000
-    @Flag(help: ArgumentHelp("Send every request through libcurl, as `wallet receive` does.",
-                             discussion: "By default http:// issuers get the lean keep-alive client (PlainHTTPConnection), which leaves more of the machine's CPU to the issuer; https always uses libcurl."))
-    var curl = false
-    @Option(help: ArgumentHelp("Scheduling policy of the client threads: batch or normal.",
-                               discussion: "batch (Linux SCHED_BATCH): a client thread woken by a response does not preempt the issuer's running thread on a shared core; normal: the default policy."))
-    var scheduling = BenchScheduling.batch
-    @Flag(help: "Print the report as JSON.") var json = false
-    @Option(help: ArgumentHelp("Append \"<status list uri> <idx>\" of every SD-JWT VC received to this file.",
-                               discussion: "The benchmark's kill -9 check compares it with the issuer's records after a restart."))
-    var acknowledged: String?
-
-    func validate() throws {
-        guard (1...512).contains(concurrency) else { throw ValidationError("--concurrency must be 1...512") }
-        guard (1...1000).contains(batch) else { throw ValidationError("--batch must be 1...1000") }
-        guard count > 0 else { throw ValidationError("--count must be positive") }
+    public init(issuer: String, adminToken: String) {
+        self.issuer = issuer
+        self.adminToken = adminToken
     }
 
-    func run() throws {
-        do {
-            try bench()
-        } catch {
-            walletLog("error: \(error)")
-            throw ExitCode(1)
-        }
+    /// The option ranges the CLI also checks.
+    public func validate() throws {
+        guard (1...512).contains(concurrency) else { throw WalletError.usage("--concurrency must be 1...512") }
+        guard (1...1000).contains(batch) else { throw WalletError.usage("--batch must be 1...1000") }
+        guard count > 0 else { throw WalletError.usage("--count must be positive") }
     }
+}
 
-    private func bench() throws {
-        guard let token = adminToken ?? ProcessInfo.processInfo.environment["TRUSTBED_ADMIN_TOKEN"], !token.isEmpty else {
-            throw WalletError.usage("pass --admin-token or set TRUSTBED_ADMIN_TOKEN")
-        }
+/// One load test: what it printed, and whether any credential arrived.
+public struct BenchOutcome {
+    public let report: String
+    public let credentials: Int
+}
+
+public struct LoadTest {
+    public let options: BenchOptions
+
+    public init(options: BenchOptions) { self.options = options }
+
+    public func run() throws -> BenchOutcome {
+        try options.validate()
+        let (issuer, token, configuration, dpop, batch, concurrency) = (options.issuer, options.adminToken, options.configuration,
+                                                                        options.dpop, options.batch, options.concurrency)
+        let (curl, duration, scheduling, walletLog) = (options.curl, options.duration, options.scheduling, options.log)
+        guard !token.isEmpty else { throw WalletError.usage("pass --admin-token or set TRUSTBED_ADMIN_TOKEN") }
         let issuerURL = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
-        let http = try WalletHTTP(plainConnections: !curl)
+        let http = try WalletHTTP(transport: curl ? nil : PlainHTTPTransport())
         let metadata = try IssuerMetadata.fetch(issuerURL, http: http)
         let server = metadata.authorizationServers.first ?? metadata.credentialIssuer
         let context = IssuerContext(issuer: metadata, authorizationServer: try AuthorizationServerMetadata.fetch(server, http: http))
@@ -71,10 +83,9 @@ struct WalletBench: ParsableCommand {
         let poolSize = max(64, concurrency * batch * 2)
         walletLog("generating \(poolSize) holder keys...")
         let pool = try (0..<poolSize).map { _ in try HolderKey() }
-        let run = BenchRun(context: context, configuration: chosen, adminToken: token, persona: persona, dpop: dpop, batch: batch,
-                           plainConnections: !curl,
-                           keys: pool, limit: duration == nil ? count : Int.max, verifyEvery: verifyEvery,
-                           acknowledged: try acknowledged.map(AcknowledgementLog.init(path:)))
+        let run = BenchRun(context: context, configuration: chosen, adminToken: token, persona: options.persona, dpop: dpop,
+                           batch: batch, plainConnections: !curl, keys: pool, limit: duration == nil ? options.count : Int.max,
+                           verifyEvery: options.verifyEvery, acknowledged: try options.acknowledged.map(AcknowledgementLog.init(path:)))
         walletLog("running \(chosen.id) (\(chosen.format)) on \(concurrency) threads\(dpop ? " with DPoP" : "")"
                   + (batch > 1 ? ", batch \(batch)" : "") + "...")
         let cpuBefore = Self.processCPUSeconds()
@@ -95,14 +106,15 @@ struct WalletBench: ParsableCommand {
             thread.start()
         }
         done.wait()
-        report(run, seconds: Date().timeIntervalSince(started), cpuSeconds: Self.processCPUSeconds() - cpuBefore, configuration: chosen)
-        if run.totals.current.credentials == 0 { throw ExitCode(1) }
+        let text = report(run, seconds: Date().timeIntervalSince(started), cpuSeconds: Self.processCPUSeconds() - cpuBefore,
+                          configuration: chosen)
+        return BenchOutcome(report: text, credentials: run.totals.current.credentials)
     }
 
     /// Names the calling thread in the kernel (Foundation's `Thread.name` is not, on Linux), so
     /// that perf, top and the interop test of the scheduling policy can tell the client threads.
     /// pthread_setname_np is a GNU extension Glibc's Swift module does not export.
-    static func nameCurrentThread(_ name: String) {
+    public static func nameCurrentThread(_ name: String) {
         #if os(Linux)
         let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
@@ -126,7 +138,8 @@ struct WalletBench: ParsableCommand {
 
     /// `cpuSeconds` is the client's own CPU during the run: on shared cores every millisecond of it
     /// is taken from the issuer, so the report shows it per flow.
-    private func report(_ run: BenchRun, seconds: Double, cpuSeconds: Double, configuration: IssuerMetadata.Configuration) {
+    private func report(_ run: BenchRun, seconds: Double, cpuSeconds: Double, configuration: IssuerMetadata.Configuration) -> String {
+        let (dpop, batch, concurrency, scheduling) = (options.dpop, options.batch, options.concurrency, options.scheduling)
         let totals = run.totals.current
         let rate = Double(totals.credentials) / max(seconds, 0.001)
         let cpuPerFlow = totals.flows > 0 ? cpuSeconds * 1000 / Double(totals.flows) : 0
@@ -151,7 +164,7 @@ struct WalletBench: ParsableCommand {
             lines.append("errors:")
             for (kind, n) in totals.errors.sorted(by: { $0.value > $1.value }) { lines.append("  \(n) × \(kind)") }
         }
-        if json {
+        if options.json {
             let document: JSONValue = [
                 "credential_configuration_id": .string(configuration.id), "format": .string(configuration.format),
                 "dpop": .bool(dpop), "batch": JSONValue(batch), "concurrency": JSONValue(concurrency),
@@ -161,10 +174,9 @@ struct WalletBench: ParsableCommand {
                 "client_cpu_seconds": .double(cpuSeconds), "client_cpu_ms_per_flow": .double(cpuPerFlow),
                 "errors": .object(totals.errors.mapValues { JSONValue($0) }),
             ]
-            print(document.serialized(pretty: true))
-        } else {
-            print(lines.joined(separator: "\n"))
+            return document.serialized(pretty: true)
         }
+        return lines.joined(separator: "\n")
     }
 
     private func percentile(_ sorted: [Double], _ p: Double) -> Double {

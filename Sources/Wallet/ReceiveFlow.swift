@@ -1,74 +1,57 @@
-import ArgumentParser
 import Cryptography
 import Foundation
 import JSON
 
-/// `trustbed wallet`: an OpenID4VCI 1.0 wallet for testing issuers (issue 7 items 14 and 16).
-struct WalletCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "wallet",
-        abstract: "A test wallet: receive credentials from any OpenID4VCI 1.0 issuer, or load-test one.",
-        subcommands: [WalletReceive.self, WalletBench.self])
+/// What `trustbed wallet receive` was asked to do (the command parses its arguments into this).
+public struct ReceiveOptions {
+    /// The credential offer: an `openid-credential-offer://` URL, a `credential_offer_uri` or the JSON.
+    public var offer: String
+    public var txCode: String?
+    /// Use DPoP-bound tokens (RFC 9449); without it DPoP is still used when the server insists.
+    public var dpop = false
+    /// dc+sd-jwt, mso_mdoc or credential_configuration_ids; empty: every offered configuration.
+    public var format: [String] = []
+    /// Credentials per configuration, one proof key each.
+    public var batch = 1
+    /// pre-authorized_code or authorization_code; nil: what the offer grants, pre-authorized first.
+    public var grant: String?
+    public var loginHint: String?
+    public var clientID: String?
+    public var redirectURI = "http://127.0.0.1/trustbed-wallet/callback"
+    /// IACA certificates to trust: a PEM file or an http(s) URL.
+    public var trust: String?
+    public var checkStatus = true
+    public var verbose = false
+    /// Asks the person for a line (the tx_code, the redirect URL after a browser login); nil
+    /// when none comes.
+    public var ask: (String) -> String? = { _ in nil }
+    /// Progress, prompts and warnings (stderr in the CLI).
+    public var log: (String) -> Void = { _ in }
+
+    public init(offer: String) { self.offer = offer }
 }
 
-/// Prints to stderr (progress and prompts; stdout carries only the result).
-func walletLog(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+/// What a receive run produced: the text the CLI prints, or the same as one JSON document.
+public struct ReceiveResult {
+    public let text: String
+    public let json: JSONValue
 }
 
-struct WalletReceive: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "receive",
-        abstract: "Run a credential offer end to end, verify what arrives and print it.",
-        discussion: """
-        <offer> is an openid-credential-offer:// URL (credential_offer or credential_offer_uri), an https \
-        credential_offer_uri, or the offer JSON. The wallet uses the pre-authorized_code grant when offered, \
-        else the authorization_code grant (PKCE, PAR when advertised). Exit status 0 only when every \
-        credential arrived and verified.
-        """)
+/// Runs a credential offer end to end (OpenID4VCI 1.0): discovery, the grant, nonce, credential
+/// request, deferred polling, notification, verification and the status list. Throws unless
+/// every credential arrived and verified.
+public struct WalletReceiver {
+    public let options: ReceiveOptions
 
-    @Argument(help: "The credential offer (URL, credential_offer_uri or JSON).") var offer: String
-    @Option(name: .customLong("tx-code"), help: "The transaction code (asked on stdin when the offer needs one).") var txCode: String?
-    @Flag(help: "Use DPoP-bound tokens (RFC 9449). Without it DPoP is still used when the server insists.") var dpop = false
-    @Option(help: "Which offered credentials: dc+sd-jwt, mso_mdoc or a credential_configuration_id (repeatable; default: all).")
-    var format: [String] = []
-    @Option(help: "Credentials per configuration, one proof key each (batch issuance).") var batch = 1
-    @Option(help: "pre-authorized_code or authorization_code (default: what the offer grants, pre-authorized first).") var grant: String?
-    @Option(name: .customLong("login-hint"), help: "login_hint for the authorization request (a persona id on Trustbed).") var loginHint: String?
-    @Option(name: .customLong("client-id"), help: "client_id (authorization code flow; sent with pre-authorized only when given).")
-    var clientID: String?
-    @Option(name: .customLong("redirect-uri"), help: "redirect_uri for the authorization code flow.")
-    var redirectURI = "http://127.0.0.1/trustbed-wallet/callback"
-    @Option(help: "IACA certificate(s) to trust: a PEM file or an http(s) URL. Signer chains must lead to one.") var trust: String?
-    @Flag(name: .customLong("no-status"), help: "Do not fetch the status lists.") var noStatus = false
-    @Flag(help: "Print one JSON document instead of text.") var json = false
-    @Flag(help: "Log every HTTP exchange to stderr.") var verbose = false
+    public init(options: ReceiveOptions) { self.options = options }
 
-    func validate() throws {
-        guard (1...1000).contains(batch) else { throw ValidationError("--batch must be between 1 and 1000") }
-        if let grant, ![CredentialOffer.preAuthorizedGrant, "pre-authorized_code", "authorization_code"].contains(grant) {
-            throw ValidationError("--grant must be pre-authorized_code or authorization_code")
-        }
-    }
-
-    func run() throws {
-        do {
-            try receive()
-        } catch let error as WalletError {
-            walletLog("error: \(error)")
-            throw ExitCode(1)
-        } catch {
-            walletLog("error: \(error)")
-            throw ExitCode(1)
-        }
-    }
-
-    private func receive() throws {
+    public func run() throws -> ReceiveResult {
+        let (batch, clientID, verbose) = (options.batch, options.clientID, options.verbose)
         let http = try WalletHTTP()
-        let anchors = try trust.map { try loadTrustAnchors($0, http: http) }
-        let offer = try CredentialOffer.resolve(self.offer, http: http)
+        let anchors = try options.trust.map { try loadTrustAnchors($0, http: http) }
+        let offer = try CredentialOffer.resolve(options.offer, http: http)
         let usePreAuthorized: Bool
-        switch grant {
+        switch options.grant {
         case nil: usePreAuthorized = offer.preAuthorized != nil
         case "authorization_code": usePreAuthorized = false
         default:
@@ -82,7 +65,7 @@ struct WalletReceive: ParsableCommand {
             guard let size = context.issuer.batchSize else { throw WalletError.usage("the issuer advertises no batch_credential_issuance") }
             guard batch <= size else { throw WalletError.usage("--batch \(batch) exceeds the issuer's batch_size \(size)") }
         }
-        let session = try WalletSession(context: context, http: http, dpop: dpop)
+        let session = try WalletSession(context: context, http: http, dpop: options.dpop)
         session.trace = verbose
 
         let token: TokenResponse
@@ -93,7 +76,8 @@ struct WalletReceive: ParsableCommand {
             session.clientID = clientID ?? "trustbed-wallet"
             token = try authorizationCodeFlow(session, offer: offer, configurations: configurations)
         }
-        if verbose { walletLog("token: \(token.tokenType)") }
+        if verbose { options.log("token: \(token.tokenType)") }
+        for warning in session.warnings { options.log("warning: \(warning)") }
 
         let verifier = CredentialVerifier(http: http, trustAnchors: anchors)
         var results: [JSONValue] = []
@@ -122,7 +106,7 @@ struct WalletReceive: ParsableCommand {
                     throw error
                 }
                 var status: String?
-                if let reference = verified.status, !noStatus {
+                if let reference = verified.status, options.checkStatus {
                     status = "\(try verifier.status(uri: reference.uri, index: reference.index))".lowercased()
                 }
                 results.append(describe(verified, configuration: configuration, status: status, deferred: delivery.deferred,
@@ -143,17 +127,17 @@ struct WalletReceive: ParsableCommand {
                 text.append("notification: credential_accepted (\(configuration.id))")
             }
         }
-        if json {
-            let document: JSONValue = [
+        text += session.warnings.map { "warning: \($0)" }
+        do {
+            var document: [String: JSONValue] = [
                 "credential_issuer": .string(context.issuer.credentialIssuer),
                 "authorization_server": .string(context.authorizationServer.issuer),
                 "grant": .string(usePreAuthorized ? "pre-authorized_code" : "authorization_code"),
                 "token_type": .string(token.tokenType),
                 "credentials": .array(results),
             ]
-            print(document.serialized(pretty: true))
-        } else {
-            print(text.joined(separator: "\n"))
+            if !session.warnings.isEmpty { document["warnings"] = JSONValue(session.warnings) }
+            return ReceiveResult(text: text.joined(separator: "\n"), json: .object(document))
         }
     }
 
@@ -174,7 +158,7 @@ struct WalletReceive: ParsableCommand {
     }
 
     /// Long strings (a portrait as a data URL) cut for the terminal; --json keeps them whole.
-    static func abbreviated(_ value: JSONValue) -> JSONValue {
+    public static func abbreviated(_ value: JSONValue) -> JSONValue {
         switch value {
         case .string(let s) where s.count > 120: return .string(String(s.prefix(60)) + "... (\(s.count) characters)")
         case .array(let items): return .array(items.map(abbreviated))
@@ -192,6 +176,7 @@ struct WalletReceive: ParsableCommand {
             }
             offered.append(configuration)
         }
+        let format = options.format
         guard !format.isEmpty else { return offered }
         let chosen = offered.filter { format.contains($0.id) || format.contains($0.format) }
         guard !chosen.isEmpty else {
@@ -203,13 +188,12 @@ struct WalletReceive: ParsableCommand {
 
     /// §4.1.1 tx_code: from --tx-code, else asked on stdin with the issuer's description.
     private func transactionCode(_ grant: CredentialOffer.PreAuthorizedGrant) throws -> String? {
-        guard let tx = grant.txCode else { return txCode }
-        if let txCode { return txCode }
+        guard let tx = grant.txCode else { return options.txCode }
+        if let txCode = options.txCode { return txCode }
         var prompt = "Transaction code (\(tx.inputMode)"
         if let length = tx.length { prompt += ", \(length) characters" }
         prompt += ")" + (tx.description.map { ": \($0)" } ?? "") + ": "
-        FileHandle.standardError.write(Data(prompt.utf8))
-        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+        guard let line = options.ask(prompt), !line.isEmpty else {
             throw WalletError.usage("the offer needs a transaction code: pass --tx-code")
         }
         return line
@@ -218,13 +202,13 @@ struct WalletReceive: ParsableCommand {
     private func authorizationCodeFlow(_ session: WalletSession, offer: CredentialOffer,
                                        configurations: [IssuerMetadata.Configuration]) throws -> TokenResponse {
         let request = try session.authorizationRequest(
-            configurationIDs: configurations.map(\.id), redirectURI: redirectURI,
-            issuerState: offer.authorizationCode?.issuerState, loginHint: loginHint)
+            configurationIDs: configurations.map(\.id), redirectURI: options.redirectURI,
+            issuerState: offer.authorizationCode?.issuerState, loginHint: options.loginHint)
         var location = try session.tryAuthorizeWithoutBrowser(request)
         if location == nil {
-            walletLog("Open this URL in a browser and log in:\n\n  \(request.url)\n")
-            walletLog("Then paste the URL you were redirected to (it starts with \(redirectURI)):")
-            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            options.log("Open this URL in a browser and log in:\n\n  \(request.url)\n")
+            guard let line = options.ask("Then paste the URL you were redirected to (it starts with \(options.redirectURI)):\n"),
+                  !line.isEmpty else {
                 throw WalletError.usage("no redirect URL on stdin")
             }
             location = line.trimmingCharacters(in: .whitespaces)
@@ -235,7 +219,7 @@ struct WalletReceive: ParsableCommand {
 }
 
 /// `--trust`: PEM certificates from a file or an http(s) URL (a DER answer is accepted too).
-func loadTrustAnchors(_ source: String, http: WalletHTTP) throws -> [Certificate] {
+public func loadTrustAnchors(_ source: String, http: WalletHTTP) throws -> [Certificate] {
     let bytes: [UInt8]
     if source.hasPrefix("https://") || source.hasPrefix("http://") {
         let reply = try http.get(source, accept: "application/x-pem-file, application/pkix-cert, */*")

@@ -5,13 +5,18 @@ import Support
 
 /// The issuer and its authorization server as discovered from an offer: fetched once, shared by
 /// every session (the load client's threads included).
-struct IssuerContext: @unchecked Sendable {
-    let issuer: IssuerMetadata
-    let authorizationServer: AuthorizationServerMetadata
+public struct IssuerContext: @unchecked Sendable {
+    public let issuer: IssuerMetadata
+    public let authorizationServer: AuthorizationServerMetadata
+
+    public init(issuer: IssuerMetadata, authorizationServer: AuthorizationServerMetadata) {
+        self.issuer = issuer
+        self.authorizationServer = authorizationServer
+    }
 
     /// §4.1.1 and §12.2.4: the grant's `authorization_server` when the offer names one (it must be
     /// listed in the metadata), else the first listed, else the issuer itself.
-    static func discover(offer: CredentialOffer, http: WalletHTTP, grantServer: String?) throws -> IssuerContext {
+    public static func discover(offer: CredentialOffer, http: WalletHTTP, grantServer: String?) throws -> IssuerContext {
         let issuer = try IssuerMetadata.fetch(offer.credentialIssuer, http: http)
         let server: String
         if let grantServer {
@@ -27,81 +32,94 @@ struct IssuerContext: @unchecked Sendable {
 }
 
 /// The token endpoint's answer (RFC 6749 §5.1, OpenID4VCI §6.2).
-struct TokenResponse {
-    let accessToken: String
-    let tokenType: String
+public struct TokenResponse {
+    public let accessToken: String
+    public let tokenType: String
     /// credential_configuration_id → credential_identifiers from `authorization_details` (§6.2).
-    let credentialIdentifiers: [String: [String]]
+    public let credentialIdentifiers: [String: [String]]
     /// The members read from the response (`members`), not `credential_previews` and the like.
-    let json: [String: JSONValue]
+    public let json: [String: JSONValue]
 
-    static let members = ResponseJSON("access_token", "token_type", "authorization_details")
+    public static let members = ResponseJSON("access_token", "token_type", "authorization_details")
 }
 
 /// What the credential (or deferred) endpoint finally delivered.
-struct CredentialDelivery {
+public struct CredentialDelivery {
     /// Each `credentials[].credential`: a string for SD-JWT VC and mdoc.
-    let credentials: [JSONValue]
-    let notificationID: String?
+    public let credentials: [JSONValue]
+    public let notificationID: String?
     /// True when the issuer answered 202 first and the credential came from the deferred endpoint.
-    let deferred: Bool
+    public let deferred: Bool
 }
 
 /// One wallet talking to one issuer: DPoP state and the protocol steps (OpenID4VCI 1.0 §6–§11).
 /// Not thread-safe: the load client runs one per thread.
-final class WalletSession {
-    enum Server { case authorization, resource }
+public final class WalletSession {
+    public enum Server { case authorization, resource }
 
-    let context: IssuerContext
-    let http: WalletHTTP
+    public let context: IssuerContext
+    public let http: WalletHTTP
     /// The DPoP key; nil sends Bearer tokens until a server insists on DPoP.
     private(set) var dpopKey: HolderKey?
     /// RFC 9449 §8 and §9: the AS and the RS hand out their nonces separately.
     private var nonces: [Server: String] = [:]
     /// The client_id, when the wallet identifies itself (never in the anonymous pre-authorized flow).
-    var clientID: String?
+    public var clientID: String?
     /// Logs each exchange to stderr (`--verbose`).
-    var trace = false
+    public var trace = false
+    /// Whether the current access token is DPoP-bound. An AS may answer a DPoP-proofed token
+    /// request with a Bearer token (RFC 9449 §5), and the client must then use the token as the
+    /// type it got: the resource server is sent `Authorization: Bearer` and no DPoP proof.
+    private var tokenIsDPoPBound = true
+    /// What the peer did that the specs allow or that is a peer's bug the wallet tolerates, each
+    /// said once (the CLI prints them).
+    public private(set) var warnings: [String] = []
 
-    init(context: IssuerContext, http: WalletHTTP, dpop: Bool) throws {
+    func warn(_ text: String) {
+        if !warnings.contains(text) { warnings.append(text) }
+    }
+
+    public init(context: IssuerContext, http: WalletHTTP, dpop: Bool) throws {
         self.context = context
         self.http = http
         dpopKey = dpop ? try HolderKey() : nil
     }
 
     /// With a DPoP key from the caller (the load client's pre-generated pool), or none.
-    init(context: IssuerContext, http: WalletHTTP, dpopKey: HolderKey?) {
+    public init(context: IssuerContext, http: WalletHTTP, dpopKey: HolderKey?) {
         self.context = context
         self.http = http
         self.dpopKey = dpopKey
     }
 
-    var usesDPoP: Bool { dpopKey != nil }
+    public var usesDPoP: Bool { dpopKey != nil }
 
     // MARK: - sending with DPoP
 
     /// Sends with a fresh DPoP proof (when DPoP is on) and, on `use_dpop_nonce`, retries once with
     /// the nonce the server just gave (RFC 9449 §8.1 at the AS, §9 at the RS).
-    func exchange(_ method: String, _ url: String, server: Server, accessToken: String? = nil,
+    public func exchange(_ method: String, _ url: String, server: Server, accessToken: String? = nil,
                   headers: [String], body: [UInt8]?) throws -> WalletHTTP.Reply {
         var reply: WalletHTTP.Reply?
+        // A Bearer token goes without proofs to the resource server (RFC 9449 §5 and §7.1).
+        let key = server == .resource && !tokenIsDPoPBound ? nil : dpopKey
         for attempt in 0..<2 {
             var all = headers
-            if let key = dpopKey {
+            if let key {
                 all.append("DPoP: " + (try WalletProofs.dpop(key: key, method: method, url: url, nonce: nonces[server], accessToken: accessToken)))
             }
-            if let accessToken { all.append("Authorization: \(dpopKey == nil ? "Bearer" : "DPoP") \(accessToken)") }
+            if let accessToken { all.append("Authorization: \(key == nil ? "Bearer" : "DPoP") \(accessToken)") }
             let answer = try http.send(method, url, headers: all, body: body)
             if trace { FileHandle.standardError.write(Data("\(method) \(url) → \(answer.status)\n".utf8)) }
             if let nonce = answer.header("DPoP-Nonce") { nonces[server] = nonce }
             reply = answer
-            if attempt == 0, dpopKey != nil, Self.asksForNonce(answer), answer.header("DPoP-Nonce") != nil { continue }
+            if attempt == 0, key != nil, Self.asksForNonce(answer), answer.header("DPoP-Nonce") != nil { continue }
             break
         }
         return reply!
     }
 
-    static func asksForNonce(_ reply: WalletHTTP.Reply) -> Bool {
+    public static func asksForNonce(_ reply: WalletHTTP.Reply) -> Bool {
         if reply.status == 400 { return reply.json?["error"]?.stringValue == "use_dpop_nonce" }
         return reply.status == 401 && (reply.header("WWW-Authenticate") ?? "").contains("use_dpop_nonce")
     }
@@ -116,7 +134,7 @@ final class WalletSession {
     // MARK: - token endpoint
 
     /// §6.1 with the pre-authorized code grant; `txCode` when the offer asks for one.
-    func preAuthorizedToken(code: String, txCode: String?) throws -> TokenResponse {
+    public func preAuthorizedToken(code: String, txCode: String?) throws -> TokenResponse {
         var pairs = [("grant_type", CredentialOffer.preAuthorizedGrant), ("pre-authorized_code", code)]
         if let txCode { pairs.append(("tx_code", txCode)) }
         if let clientID { pairs.append(("client_id", clientID)) }
@@ -124,7 +142,7 @@ final class WalletSession {
     }
 
     /// §6.1 with the authorization code grant (RFC 6749 §4.1.3, RFC 7636 §4.5).
-    func authorizationCodeToken(code: String, verifier: String, redirectURI: String) throws -> TokenResponse {
+    public func authorizationCodeToken(code: String, verifier: String, redirectURI: String) throws -> TokenResponse {
         var pairs = [("grant_type", "authorization_code"), ("code", code), ("code_verifier", verifier), ("redirect_uri", redirectURI)]
         if let clientID { pairs.append(("client_id", clientID)) }
         return try token(pairs)
@@ -142,39 +160,56 @@ final class WalletSession {
         guard reply.status == 200, let json = reply.json(TokenResponse.members) else {
             throw WalletError.server(step: "token endpoint", status: reply.status, body: reply.text)
         }
-        let (accessToken, tokenType, identifiers) = try reading("token response") { () throws(JSONReadError) in
+        let (accessToken, tokenType, identifiers, typeless) = try reading("token response") { () throws(JSONReadError) in
             let reader = JSONReader(json)
             let accessToken = try reader.nonEmptyString("access_token")
             let tokenType = try reader.string("token_type")
             var identifiers: [String: [String]] = [:]
+            var typeless = false
             for field in try reader.optionalArray("authorization_details") ?? [] {
                 let detail = try field.object()
-                guard try detail.optionalString("type") == "openid_credential",
+                // RFC 9396 §2 makes `type` required; an entry without it that names a
+                // configuration can only mean openid_credential (OpenID4VCI §6.2).
+                let type = try detail.optionalString("type")
+                if type == nil { typeless = true }
+                guard type ?? "openid_credential" == "openid_credential",
                       let id = try detail.optionalString("credential_configuration_id") else { continue }
                 identifiers[id, default: []] += try detail.optionalStringArray("credential_identifiers") ?? []
             }
-            return (accessToken, tokenType, identifiers)
+            return (accessToken, tokenType, identifiers, typeless)
         }
-        let expected = dpopKey == nil ? "bearer" : "dpop"
-        guard tokenType.lowercased() == expected else {
-            throw WalletError.malformed("token_type is \(tokenType), expected \(expected == "dpop" ? "DPoP" : "Bearer")")
+        if typeless {
+            warn("the token response has authorization_details without \"type\" (RFC 9396 §2 requires it); read as openid_credential")
+        }
+        switch tokenType.lowercased() {
+        case "dpop" where dpopKey != nil:
+            tokenIsDPoPBound = true
+        case "bearer" where dpopKey != nil:
+            // RFC 9449 §5: the AS may issue a Bearer token to a DPoP client; use it as one.
+            tokenIsDPoPBound = false
+            warn("the authorization server issued a Bearer token although the request carried a DPoP proof; "
+                 + "using it as a Bearer token (RFC 9449 §5)")
+        case "bearer":
+            tokenIsDPoPBound = false
+        default:
+            throw WalletError.malformed("token_type is \(tokenType), expected \(dpopKey == nil ? "Bearer" : "DPoP or Bearer")")
         }
         return TokenResponse(accessToken: accessToken, tokenType: tokenType, credentialIdentifiers: identifiers, json: json)
     }
 
     // MARK: - authorization endpoint
 
-    struct AuthorizationRequest {
-        let url: String
-        let state: String
-        let verifier: String
-        let redirectURI: String
+    public struct AuthorizationRequest {
+        public let url: String
+        public let state: String
+        public let verifier: String
+        public let redirectURI: String
     }
 
     /// RFC 6749 §4.1.1 with PKCE S256 (RFC 7636), `authorization_details` of type
     /// `openid_credential` (§5.1.1), `issuer_state` from the offer (§5.1.3) and `login_hint`;
     /// pushed first (RFC 9126) when the AS has a PAR endpoint.
-    func authorizationRequest(configurationIDs: [String], redirectURI: String, issuerState: String?,
+    public func authorizationRequest(configurationIDs: [String], redirectURI: String, issuerState: String?,
                               loginHint: String?) throws -> AuthorizationRequest {
         guard let clientID else { throw WalletError.usage("the authorization code flow needs a client_id") }
         let server = context.authorizationServer
@@ -212,7 +247,7 @@ final class WalletSession {
     /// Follows the front channel without a browser: GET the authorize URL, and if the AS redirects
     /// straight to the redirect_uri (a login_hint a mock AS honours), the code is there.
     /// Returns nil when a person has to log in.
-    func tryAuthorizeWithoutBrowser(_ request: AuthorizationRequest) throws -> String? {
+    public func tryAuthorizeWithoutBrowser(_ request: AuthorizationRequest) throws -> String? {
         let reply = try http.send("GET", request.url, headers: ["Accept: text/html"])
         guard (300..<400).contains(reply.status), let location = reply.header("Location"),
               location.hasPrefix(request.redirectURI) else { return nil }
@@ -221,7 +256,7 @@ final class WalletSession {
 
     /// RFC 6749 §4.1.2 and RFC 9207: reads `code` from the redirect, checks `state`, and `iss`
     /// against the AS (required when the AS advertises it).
-    func code(fromRedirect location: String, request: AuthorizationRequest) throws -> String {
+    public func code(fromRedirect location: String, request: AuthorizationRequest) throws -> String {
         let afterQuery = location.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
             ?? location.split(separator: "#", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
         let parameters = Parameters(encoded: afterQuery.split(separator: "#").first.map(String.init) ?? "")

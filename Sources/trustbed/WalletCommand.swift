@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import Wallet
+import WalletBench
+
+/// `trustbed wallet`: an OpenID4VCI 1.0 wallet for testing issuers. The commands only parse
+/// arguments and print; the wallet is the `Wallet` library, the load client `WalletBench`.
+struct WalletCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wallet",
+        abstract: "A test wallet: receive credentials from any OpenID4VCI 1.0 issuer, or load-test one.",
+        subcommands: [WalletReceiveCommand.self, WalletBenchCommand.self])
+}
+
+/// Prints to stderr (progress and prompts; stdout carries only the result).
+@Sendable func walletLog(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+struct WalletReceiveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receive",
+        abstract: "Run a credential offer end to end, verify what arrives and print it.",
+        discussion: """
+        <offer> is an openid-credential-offer:// URL (credential_offer or credential_offer_uri), an https \
+        credential_offer_uri, or the offer JSON. The wallet uses the pre-authorized_code grant when offered, \
+        else the authorization_code grant (PKCE, PAR when advertised). Exit status 0 only when every \
+        credential arrived and verified.
+        """)
+
+    @Argument(help: "The credential offer (URL, credential_offer_uri or JSON).") var offer: String
+    @Option(name: .customLong("tx-code"), help: "The transaction code (asked on stdin when the offer needs one).") var txCode: String?
+    @Flag(help: "Use DPoP-bound tokens (RFC 9449). Without it DPoP is still used when the server insists.") var dpop = false
+    @Option(help: "Which offered credentials: dc+sd-jwt, mso_mdoc or a credential_configuration_id (repeatable; default: all).")
+    var format: [String] = []
+    @Option(help: "Credentials per configuration, one proof key each (batch issuance).") var batch = 1
+    @Option(help: "pre-authorized_code or authorization_code (default: what the offer grants, pre-authorized first).") var grant: String?
+    @Option(name: .customLong("login-hint"), help: "login_hint for the authorization request (a persona id on Trustbed).") var loginHint: String?
+    @Option(name: .customLong("client-id"), help: "client_id (authorization code flow; sent with pre-authorized only when given).")
+    var clientID: String?
+    @Option(name: .customLong("redirect-uri"), help: "redirect_uri for the authorization code flow.")
+    var redirectURI = "http://127.0.0.1/trustbed-wallet/callback"
+    @Option(help: "IACA certificate(s) to trust: a PEM file or an http(s) URL. Signer chains must lead to one.") var trust: String?
+    @Flag(name: .customLong("no-status"), help: "Do not fetch the status lists.") var noStatus = false
+    @Flag(help: "Print one JSON document instead of text.") var json = false
+    @Flag(help: "Log every HTTP exchange to stderr.") var verbose = false
+
+    func validate() throws {
+        guard (1...1000).contains(batch) else { throw ValidationError("--batch must be between 1 and 1000") }
+        if let grant, ![CredentialOffer.preAuthorizedGrant, "pre-authorized_code", "authorization_code"].contains(grant) {
+            throw ValidationError("--grant must be pre-authorized_code or authorization_code")
+        }
+    }
+
+    func run() throws {
+        var options = ReceiveOptions(offer: offer)
+        options.txCode = txCode
+        options.dpop = dpop
+        options.format = format
+        options.batch = batch
+        options.grant = grant
+        options.loginHint = loginHint
+        options.clientID = clientID
+        options.redirectURI = redirectURI
+        options.trust = trust
+        options.checkStatus = !noStatus
+        options.verbose = verbose
+        options.log = walletLog
+        options.ask = { prompt in
+            FileHandle.standardError.write(Data(prompt.utf8))
+            return readLine(strippingNewline: true)
+        }
+        do {
+            let result = try WalletReceiver(options: options).run()
+            print(json ? result.json.serialized(pretty: true) : result.text)
+        } catch {
+            walletLog("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+extension BenchScheduling: ExpressibleByArgument {}
+
+struct WalletBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Load-test an issuer: offer → token → nonce → credential, on C threads.")
+
+    @Option(help: "The credential issuer URL (e.g. http://127.0.0.1:8080/pid-provider).") var issuer: String
+    @Option(name: .customLong("admin-token"), help: "Admin token (default: the TRUSTBED_ADMIN_TOKEN variable).") var adminToken: String?
+    @Option(help: "Persona id for the offers.") var persona = "erika"
+    @Option(help: "credential_configuration_id (default: the first dc+sd-jwt configuration).") var configuration: String?
+    @Flag(help: "DPoP-bound tokens.") var dpop = false
+    @Option(help: "Proofs (credentials) per request.") var batch = 1
+    @Option(help: "Client threads.") var concurrency = 2
+    @Option(help: "Iterations in all (ignored with --duration).") var count = 1000
+    @Option(help: "Run for this many seconds instead of --count iterations.") var duration: Double?
+    @Option(name: .customLong("verify-every"), help: "Verify one credential in this many (0: never).") var verifyEvery = 1000
+    @Flag(help: ArgumentHelp("Send every request through libcurl, as `wallet receive` does.",
+                             discussion: "By default http:// issuers get the benchmark's lean keep-alive HTTP/1.1 client, which leaves more of the machine's CPU to the issuer; https always uses libcurl."))
+    var curl = false
+    @Option(help: ArgumentHelp("Scheduling policy of the client threads: batch or normal.",
+                               discussion: "batch (Linux SCHED_BATCH): a client thread woken by a response does not preempt the issuer's running thread on a shared core; normal: the default policy."))
+    var scheduling = BenchScheduling.batch
+    @Flag(help: "Print the report as JSON.") var json = false
+    @Option(help: ArgumentHelp("Append \"<status list uri> <idx>\" of every SD-JWT VC received to this file.",
+                               discussion: "The benchmark's kill -9 check compares it with the issuer's records after a restart."))
+    var acknowledged: String?
+
+    func validate() throws {
+        guard (1...512).contains(concurrency) else { throw ValidationError("--concurrency must be 1...512") }
+        guard (1...1000).contains(batch) else { throw ValidationError("--batch must be 1...1000") }
+        guard count > 0 else { throw ValidationError("--count must be positive") }
+    }
+
+    func run() throws {
+        var options = BenchOptions(issuer: issuer,
+                                   adminToken: adminToken ?? ProcessInfo.processInfo.environment["TRUSTBED_ADMIN_TOKEN"] ?? "")
+        options.persona = persona
+        options.configuration = configuration
+        options.dpop = dpop
+        options.batch = batch
+        options.concurrency = concurrency
+        options.count = count
+        options.duration = duration
+        options.verifyEvery = verifyEvery
+        options.curl = curl
+        options.scheduling = scheduling
+        options.json = json
+        options.acknowledged = acknowledged
+        options.log = walletLog
+        let outcome: BenchOutcome
+        do { outcome = try LoadTest(options: options).run() } catch {
+            walletLog("error: \(error)")
+            throw ExitCode(1)
+        }
+        print(outcome.report)
+        if outcome.credentials == 0 { throw ExitCode(1) }
+    }
+}
