@@ -103,7 +103,7 @@ struct IssuerAssembly {
             let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if !token.isEmpty { return token }
         }
-        try FileManager.default.createDirectory(atPath: keysDirectory, withIntermediateDirectories: true)
+        try PrivateDirectory.create(keysDirectory)
         let token = newAdminToken()
         do {
             try ExclusiveFile.create(path, token + "\n")
