@@ -29,11 +29,15 @@ let package = Package(
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
 
+        // C code over the system libraries (a .c and its include/ header; the shims above stay
+        // declarations).
+        .target(name: "CMicroHTTPDSupport", dependencies: ["CMicroHTTPD"]),
+
         .target(name: "JSON"),
         // What every service needs: the clock, the lock, hex/base64url, query and form parsing.
         .target(name: "Support"),
         .target(name: "HTTP", dependencies: [
-            "CMicroHTTPD", "JSON", "Support", .product(name: "Logging", package: "swift-log"),
+            "CMicroHTTPD", "CMicroHTTPDSupport", "JSON", "Support", .product(name: "Logging", package: "swift-log"),
         ]),
         // Not "Crypto": that is swift-crypto's module name, and a user adding it would clash.
         .target(name: "Cryptography", dependencies: [

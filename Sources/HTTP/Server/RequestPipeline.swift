@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CMicroHTTPDSupport
 import Logging
 
 /// The per-request state machine behind MHD's access callback. MHD calls it once when headers
