@@ -29,6 +29,10 @@ let package = Package(
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
 
+        // C code over the system libraries (a .c and its include/ header; the shims above stay
+        // declarations).
+        .target(name: "CMicroHTTPDSupport", dependencies: ["CMicroHTTPD"]),
+
         .target(name: "JSON"),
         // What every service needs: the clock, the lock, hex/base64url, query and form parsing.
         .target(name: "Support"),
@@ -39,7 +43,7 @@ let package = Package(
         // The server, its routing, and what every hosted service shares there (`HostedService`,
         // the admin bearer check, which compares digests with `Cryptography`'s constant-time check).
         .target(name: "HTTP", dependencies: [
-            "CMicroHTTPD", "Cryptography", "JSON", "Support", .product(name: "Logging", package: "swift-log"),
+            "CMicroHTTPD", "CMicroHTTPDSupport", "Cryptography", "JSON", "Support", .product(name: "Logging", package: "swift-log"),
         ]),
         // What services show people, without HTTP: the page layout and QR codes.
         .target(name: "Pages", dependencies: [

@@ -32,7 +32,7 @@ public final class Database: @unchecked Sendable {
 
     public let durability: Durability
 
-    /// Opens (creating) the file, sets journal_mode=WAL, synchronous per `durability` (FULL by
+    /// Opens (creating, mode 0600: `createPrivately`) the file, sets journal_mode=WAL, synchronous per `durability` (FULL by
     /// default: a `kill -9` or power cut loses nothing acknowledged), foreign_keys=ON,
     /// busy_timeout=5000, and runs the migrations. ":memory:" works for tests.
     public convenience init(path: String, durability: Durability = .powerCut) throws(StoreError) {
@@ -43,12 +43,12 @@ public final class Database: @unchecked Sendable {
     init(path: String, durability: Durability, walLimits: WALCheckpointer.Limits) throws(StoreError) {
         self.path = path
         self.durability = durability
+        try Self.createPrivately(path)
         var handle: OpaquePointer?
         // NOMUTEX: SQLite's own per-connection mutex would only duplicate `lock`.
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        // "trustbed-wal": the default VFS with a commit's WAL frames written at once (see the
-        // CSQLite shim for why that is safe and what it saves).
-        let code = sqlite3_open_v2(path, &handle, flags, trustbed_sqlite_wal_vfs())
+        // SQLite's default VFS: a commit is in the WAL, whole, when COMMIT returns.
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
@@ -78,16 +78,6 @@ public final class Database: @unchecked Sendable {
             cache.finalizeAll()
             sqlite3_close_v2(connection)
             connection = nil
-        }
-    }
-
-    /// The name of the VFS the connection writes through ("trustbed-wal" unless SQLite could
-    /// not register it).
-    var vfsName: String? {
-        lock.withLock {
-            var vfs: UnsafeMutablePointer<sqlite3_vfs>?
-            guard sqlite3_file_control(connection, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) == SQLITE_OK, let vfs else { return nil }
-            return String(cString: vfs.pointee.zName)
         }
     }
 

@@ -14,7 +14,7 @@ struct KeyFiles {
     var activePointer: String { directory + "/active" }
 
     static func ensureDirectory(_ path: String) throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PrivateDirectory.create(path)
     }
 
     /// The kid `active` names, or nil when there is no pointer (yet). Read with plain POSIX

@@ -1,4 +1,5 @@
 import Federation
+import HTTP
 
 /// What `trustbed serve` is told on the command line.
 public struct ServerConfiguration: Sendable {
@@ -17,8 +18,10 @@ public struct ServerConfiguration: Sendable {
     public var remoteQueue = 256
     /// How often the server looks for changes the CLI signals through the database.
     public var reloadInterval: Double = 1
-    /// How often expired remote statements are deleted from the database cache.
+    /// How often expired remote statements and issuance state are deleted from the database.
     public var purgeInterval: Double = 600
+    /// Connections one client address may hold open at once (see `HTTPServerConfiguration`).
+    public var perAddressConnections = HTTPServerConfiguration.defaultPerAddressConnectionLimit
     /// Bearer token of the issuers' admin API; nil means `TRUSTBED_ADMIN_TOKEN` or `Keys/admin-token`.
     public var adminToken: String?
 

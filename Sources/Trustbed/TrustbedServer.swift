@@ -92,6 +92,7 @@ public final class TrustbedServer: Sendable {
         var httpConfig = HTTPServerConfiguration()
         httpConfig.host = configuration.host
         httpConfig.port = configuration.port
+        httpConfig.perAddressConnectionLimit = configuration.perAddressConnections
         let state = self.state
         let server = HTTPServer(configuration: httpConfig, logger: logger) { request in state.current.respond(to: request) }
         try server.start()

@@ -22,6 +22,11 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Bearer token of the issuers' admin API (offers, issued credentials).",
                                discussion: "Without it: the TRUSTBED_ADMIN_TOKEN variable, else Keys/admin-token, created on first start and printed."))
     var adminToken: String?
+    @Option(help: ArgumentHelp("Connections one client address may hold open at once (0: no cap but the server's 1,024).",
+                               discussion: "Behind a reverse proxy every request comes from the proxy's address: raise it there."))
+    var perAddressConnections = ServerConfiguration().perAddressConnections
+    @Option(help: "Seconds between purges of expired issuance state and cached remote statements.")
+    var purgeInterval: Double = 600
 
     func run() throws {
         let sink = LogSink()
@@ -42,6 +47,10 @@ struct Serve: ParsableCommand {
         c.baseURL = baseURL
         c.fetchAllow = fetchAllow
         c.adminToken = adminToken
+        guard perAddressConnections >= 0 else { throw ValidationError("--per-address-connections must not be negative") }
+        c.perAddressConnections = perAddressConnections
+        guard purgeInterval > 0 else { throw ValidationError("--purge-interval must be positive") }
+        c.purgeInterval = purgeInterval
         guard statementCacheMb > 0 else { throw ValidationError("--statement-cache-mb must be at least 1") }
         c.statementCacheBytes = statementCacheMb << 20
         let server: TrustbedServer

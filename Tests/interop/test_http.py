@@ -296,3 +296,84 @@ def test_idle_and_slow_connections_do_not_block_others(fed):
         for s in idle:
             s.close()
     assert requests.get(fed.base + "/health", timeout=5).status_code == 200
+
+
+def _raw_from(source: str, port: int, request: bytes, timeout: float = 5.0) -> bytes:
+    """One request over a connection made from `source` (any of 127.0.0.0/8 is loopback on Linux)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0)) as s:
+        s.sendall(request)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+
+def test_one_address_cannot_take_every_connection(make_server):
+    """1,100 idle connections from one address (more than the server's 1,024): the excess past the
+    per-address cap is closed at once, and another address is answered quickly."""
+    server = make_server("per-address").start()
+    held = []
+    try:
+        for _ in range(1100):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", server.port))
+            held.append(s)
+        started = time.monotonic()
+        head = _raw_from("127.0.0.2", server.port, f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
+        assert head.startswith(b"HTTP/1.1 200"), head[:200]
+        assert time.monotonic() - started < 2.0, "another address waited for the idle connections"
+
+        # The refused ones are closed without a byte of answer (EOF or reset), within a moment.
+        import selectors
+        selector = selectors.DefaultSelector()  # epoll: select(2) stops at descriptor 1023
+        for s in held:
+            selector.register(s, selectors.EVENT_READ)
+        closed = 0
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and closed < 1100 - 128:
+            for key, _ in selector.select(timeout=0.2):
+                try:
+                    data = key.fileobj.recv(1)
+                except (ConnectionResetError, BlockingIOError):
+                    data = b""
+                assert data == b"", f"a refused connection got data: {data!r}"
+                selector.unregister(key.fileobj)
+                closed += 1
+        selector.close()
+        assert closed >= 1100 - 128, f"only {closed} of the excess connections were closed"
+    finally:
+        for s in held:
+            s.close()
+    assert requests.get(server.base + "/health", timeout=5).status_code == 200
+
+
+def test_http11_without_host_is_400_and_http10_is_served(fed):
+    status, headers, body, note = raw_http(fed.port, b"GET /health HTTP/1.1\r\n\r\n", timeout=5)
+    assert_raw_json_error(status, headers, body, note, 400)
+    assert json.loads(body)["error"] == "invalid_request"
+    assert headers.get("x-content-type-options") == "nosniff"
+    status, headers, body, note = raw_http(fed.port, b"GET /health HTTP/1.0\r\n\r\n", timeout=5)
+    assert status == 200, (status, note, body[:200])
+
+
+def test_error_answers_libmicrohttpd_writes_itself(fed):
+    """413 is the server's (JSON with nosniff). 400 for a malformed header line, 414 and 431 come
+    from libmicrohttpd 0.9.75 with its fixed HTML body and no hook to change it: the status and
+    the closed connection are the contract (README, "HTTP server")."""
+    host = f"Host: 127.0.0.1:{fed.port}\r\n".encode()
+    status, headers, body, note = raw_http(fed.port, b"POST /health HTTP/1.1\r\n" + host + b"Content-Length: 99999999\r\n\r\n", timeout=5)
+    assert_raw_json_error(status, headers, body, note, 413)
+    assert headers.get("x-content-type-options") == "nosniff"
+    cases = [
+        (b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n" + host + b"\r\n", 414),
+        (b"GET /health HTTP/1.1\r\n" + host + b"X-A: " + b"b" * 70_000 + b"\r\n\r\n", 431),
+        (b"GET /health HTTP/1.1\r\n" + host + b"No colon here\r\n\r\n", 400),
+    ]
+    for request, expected in cases:
+        status, headers, body, note = raw_http(fed.port, request, timeout=5)
+        assert status == expected, (expected, status, note, body[:200])
+        assert headers.get("connection", "").lower() == "close"

@@ -21,6 +21,12 @@ enum BuiltinResponses {
             .adding(header: "Connection", "close")).prepared()
     }
 
+    /// 400 for an HTTP/1.1 request without Host (RFC 9112 §3.2). The connection is closed: the
+    /// request was not read past its headers.
+    static let missingHost = ResponsePolicy.publicRead.apply(to: HTTPResponse.error(
+        status: .badRequest, code: "invalid_request", description: "an HTTP/1.1 request must carry a Host header")
+        .adding(header: "Connection", "close")).prepared()
+
     /// A handler's answer the server cannot send (a deferred answer completed with another
     /// deferred one).
     static let internalError = ResponsePolicy.publicRead.apply(to: .error(

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CMicroHTTPDSupport
 
 /// Reads what a request handler needs from an MHD connection.
 enum ConnectionInfo {

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CMicroHTTPDSupport
 import Logging
 
 /// What the server calls for each request (after the memo). Usually a `Site`'s `respond(to:)`,
@@ -47,6 +48,7 @@ public final class HTTPServer: @unchecked Sendable {
             UInt32(clamping: max(1, config.threads)),
             UInt32(clamping: max(0, config.connectionTimeout)),
             UInt32(clamping: max(1, config.connectionLimit)),
+            UInt32(clamping: max(0, config.perAddressConnectionLimit)),
             mhdAccessHandler, context,
             mhdRequestCompleted, context,
             mhdRequestStarted, context)

@@ -16,13 +16,19 @@ public struct HTTPServerConfiguration: Sendable {
     public var bodyLimit: Int
     /// Seconds of inactivity before a connection is dropped (slowloris protection).
     public var connectionTimeout: Int
+    /// Connections open at once, in all.
     public var connectionLimit: Int
+    /// Connections open at once from one client address (0: no cap of its own). Without it one
+    /// address holding `connectionLimit` idle connections locks every other client out until
+    /// `connectionTimeout`; with it, its excess connections are closed at accept.
+    public var perAddressConnectionLimit: Int
     /// Bytes each worker thread's memo of reusable answers may hold (see `ResponseMemo`).
     public var memoBytesPerThread = 1 << 20
 
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = HTTPServerConfiguration.activeCores,
-        bodyLimit: Int = 1 << 20, connectionTimeout: Int = 30, connectionLimit: Int = 1024
+        bodyLimit: Int = 1 << 20, connectionTimeout: Int = 30, connectionLimit: Int = 1024,
+        perAddressConnectionLimit: Int = HTTPServerConfiguration.defaultPerAddressConnectionLimit
     ) {
         self.host = host
         self.port = port
@@ -30,7 +36,13 @@ public struct HTTPServerConfiguration: Sendable {
         self.bodyLimit = bodyLimit
         self.connectionTimeout = connectionTimeout
         self.connectionLimit = connectionLimit
+        self.perAddressConnectionLimit = perAddressConnectionLimit
     }
+
+    /// 128 of the default 1,024: a load generator or a proxy on one address still gets many
+    /// connections, and eight such clients cannot fill the server. Behind a reverse proxy every
+    /// client has the proxy's address: raise it (`serve --per-address-connections`).
+    public static let defaultPerAddressConnectionLimit = 128
 
     /// Online processors, at least 1.
     public static var activeCores: Int {

@@ -17,7 +17,8 @@ func mhdAccessHandler(
 ) -> MHD_Result {
     guard let cls, let connection, let url, let method, let uploadSize, let state else { return .NO }
     let handled = Unmanaged<HTTPServer>.fromOpaque(cls)._withUnsafeGuaranteedRef {
-        $0.access(connection: connection, url: url, method: method, upload: upload, uploadSize: uploadSize, state: state)
+        $0.access(connection: connection, url: url, method: method, version: version, upload: upload, uploadSize: uploadSize,
+                  state: state)
     }
     return handled ? .YES : .NO
 }

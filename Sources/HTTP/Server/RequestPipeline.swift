@@ -1,4 +1,10 @@
 import CMicroHTTPD
+import CMicroHTTPDSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 
 /// The per-request state machine behind MHD's access callback. MHD calls it once when headers
@@ -11,12 +17,12 @@ import Logging
 /// request: nothing to allocate), or a retained `RequestContext` (a body or a query).
 extension HTTPServer {
     func access(
-        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
         upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
         state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> Bool {
         guard let raw = state.pointee else {
-            return begin(connection: connection, url: url, method: method, context: nil, state: state)
+            return begin(connection: connection, url: url, method: method, version: version, context: nil, state: state)
         }
         if raw == marker {
             // MHD saw no body framing, so no body can arrive; refuse rather than misroute one.
@@ -30,7 +36,7 @@ extension HTTPServer {
             return resumed(slot, context: context, connection: connection, method: method, url: url)
         }
         guard context.begun else {
-            return begin(connection: connection, url: url, method: method, context: context, state: state)
+            return begin(connection: connection, url: url, method: method, version: version, context: context, state: state)
         }
         return receive(
             context, connection: connection, url: url, method: method, upload: upload, uploadSize: uploadSize, state: state)
@@ -39,11 +45,19 @@ extension HTTPServer {
     /// Marks a bodiless request in `*con_cls` without allocating.
     var marker: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    /// First call: headers are complete; refuse bodies we will not read, else get ready.
+    /// First call: headers are complete; refuse requests without a required Host and bodies we
+    /// will not read, else get ready.
     private func begin(
-        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, context: RequestContext?,
-        state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
+        context: RequestContext?, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> Bool {
+        // RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host (HTTP/1.0
+        // had no such rule). libmicrohttpd 0.9.75 lets it through unless told to be strict, and
+        // then answers with its own HTML page.
+        if let version, strcmp(version, "HTTP/1.0") != 0, trustbed_mhd_request_header(connection, "Host") == nil {
+            return send(BuiltinResponses.missingHost, connection: connection, kind: HTTPMethod(cString: method), url: url,
+                        start: accessLog.isEnabled ? MonotonicClock.nanoseconds() : 0)
+        }
         let declaredLength = trustbed_mhd_request_header(connection, "Content-Length").flatMap(Self.contentLength)
         let chunked = trustbed_mhd_request_header(connection, "Transfer-Encoding") != nil
         let hasBody = chunked || (declaredLength ?? 0) > 0

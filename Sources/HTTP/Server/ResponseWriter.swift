@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CMicroHTTPDSupport
 
 /// Turns an `HTTPResponse` into an MHD response, completes its headers and queues it.
 enum ResponseWriter {

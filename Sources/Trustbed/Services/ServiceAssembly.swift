@@ -155,7 +155,7 @@ struct ServiceAssembly {
             let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if !token.isEmpty { return token }
         }
-        try FileManager.default.createDirectory(atPath: keysDirectory, withIntermediateDirectories: true)
+        try PrivateDirectory.create(keysDirectory)
         let token = newAdminToken()
         do {
             try ExclusiveFile.create(path, token + "\n")

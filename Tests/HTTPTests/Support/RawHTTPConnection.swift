@@ -24,7 +24,9 @@ final class RawHTTPConnection {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: UInt16, host: String = "127.0.0.1", timeoutSeconds: Int = 5) throws {
+    /// `source`: the local IPv4 address to connect from (any of 127.0.0.0/8 is loopback on Linux),
+    /// so a test can be two clients.
+    init(port: UInt16, host: String = "127.0.0.1", source: String? = nil, timeoutSeconds: Int = 5) throws {
         let isV6 = host.contains(":")
         fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTPError.connect(errno) }
@@ -40,6 +42,19 @@ final class RawHTTPConnection {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
             }
         } else {
+            if let source {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                inet_pton(AF_INET, source, &local.sin_addr)
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard bound == 0 else {
+                    let error = errno
+                    close(fd)
+                    throw RawHTTPError.connect(error)
+                }
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
