@@ -63,12 +63,7 @@ extension PIDProvider {
 
     func cNonceMAC(_ body: [UInt8]) -> [UInt8] { cNonces.mac(body) }
 
-    // MARK: Store calls and request bodies
-
-    /// Runs a store call; a storage failure is ours (500), logged without the SQL detail.
-    func withOAuthStore<T>(_ body: () throws(StoreError) -> T) throws(IssuanceError) -> T {
-        try oauth { () throws(OAuthError) in try OAuthError.store(body) }
-    }
+    // MARK: Request bodies
 
     /// Runs the body of an OAuth endpoint: a refused parameter is 400 `invalid_request`
     /// (RFC 6749 §5.2), an `OAuthError` becomes its `IssuanceError`, an `IssuanceError` stays
