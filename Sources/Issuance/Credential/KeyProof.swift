@@ -2,6 +2,7 @@ import Cryptography
 import Foundation
 import JOSE
 import JSON
+import OAuth
 import Store
 import Support
 

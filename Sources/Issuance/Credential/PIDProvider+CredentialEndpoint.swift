@@ -1,6 +1,7 @@
 import Cryptography
 import JOSE
 import JSON
+import OAuth
 import StatusList
 import Store
 

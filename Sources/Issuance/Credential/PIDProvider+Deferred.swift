@@ -1,5 +1,6 @@
 import JOSE
 import JSON
+import OAuth
 import Store
 
 extension PIDProvider {
