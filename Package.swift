@@ -86,8 +86,13 @@ let package = Package(
             "StatusList", "Store", "Support",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The federation explorer: HTML pages over the running federation (issue 19).
+        .target(name: "Explorer", dependencies: [
+            "Federation", "HTTP", "JOSE", "JSON", "Pages", "Cryptography", "Support",
+        ]),
+        .testTarget(name: "ExplorerTests", dependencies: ["Explorer", "Federation", "HTTP", "JOSE", "JSON", "Support"]),
         .target(name: "Trustbed", dependencies: [
-            "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
+            "Explorer", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "trustbed", dependencies: [

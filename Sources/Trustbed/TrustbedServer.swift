@@ -1,3 +1,4 @@
+import Explorer
 import Federation
 import Foundation
 import HTTP
@@ -252,6 +253,7 @@ public final class TrustbedServer: Sendable {
         let healthy = HTTPResponse.json(["status": "ok"]).applying(.publicRead).prepared()
         root.get("/health") { _, _, _ in healthy }
         root.get("/") { _, request, _ in .json(try index.page(request.parameters)) }
+        Explorer(host: host, baseURL: catalog.baseURL, clock: clock).routes(into: &root)
         return State(catalog: catalog, keys: keys, host: host, site: Site(baseURL: catalog.baseURL, mounts: mounts, root: root),
                      fetchOrigins: origins, services: running)
     }

@@ -1,0 +1,5 @@
+import HTTP
+
+extension Explorer {
+    func chainRoutes(into router: inout Router<Void>) {}
+}

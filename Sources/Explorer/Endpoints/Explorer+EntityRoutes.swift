@@ -1,0 +1,5 @@
+import HTTP
+
+extension Explorer {
+    func entityRoutes(into router: inout Router<Void>) {}
+}

@@ -1,0 +1,5 @@
+import HTTP
+
+extension Explorer {
+    func landingRoutes(into router: inout Router<Void>) {}
+}

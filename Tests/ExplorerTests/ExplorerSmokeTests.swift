@@ -1,0 +1,6 @@
+import Explorer
+import XCTest
+
+final class ExplorerSmokeTests: XCTestCase {
+    func testModuleLinks() { XCTAssertNotNil(Explorer.self) }
+}
