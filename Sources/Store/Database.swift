@@ -131,8 +131,8 @@ public final class Database: @unchecked Sendable {
         try execute("PRAGMA busy_timeout = 5000", [], cached: false)
         // Only a new file takes it (an existing one keeps its size). Rows here are small, and
         // in WAL mode every commit writes each page it touched: issuing a PID touches about a
-        // dozen, so 1 KiB pages write a quarter of the bytes 4 KiB pages do. Measured with the
-        // PID Provider's benchmark: I/O wait 10% → 1%, 855 → 933 credentials/s.
+        // dozen, so 1 KiB pages write a quarter of the bytes 4 KiB pages do (the PID Provider's
+        // I/O wait and credentials/s before and after: docs/performance.md).
         try execute("PRAGMA page_size = 1024", [], cached: false)
         let mode = try query("PRAGMA journal_mode = WAL", [], cached: false).first?.text("journal_mode")
         // In-memory databases cannot use WAL and report "memory", nor can the private
@@ -144,8 +144,9 @@ public final class Database: @unchecked Sendable {
         }
         try execute(durability == .powerCut ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL", [], cached: false)
         // SQLite's default page cache (2 MiB) on purpose: a larger one saves the issuers' preads
-        // but each transaction then walks its whole hash table, which cost more than it saved
-        // (PID Provider benchmark, 64 MiB: 17% of the server's CPU after 40,000 flows).
+        // but each transaction then walks its whole hash table, which costs more than it saves
+        // once the cache has filled, so issuance slows as the file grows (measured: see
+        // docs/performance.md).
         try execute("PRAGMA foreign_keys = ON", [], cached: false)
         if durability == .processCrash, mode == "wal", let connection {
             let lock = self.lock

@@ -8,10 +8,10 @@ struct StatementCache {
     // the repositories use a few dozen fixed strings, so it never happens in practice.
     private static let capacity = 256
     private var statements: [String: OpaquePointer] = [:]
-    /// Column names and positions by statement, made on its first query: rebuilding them (a
-    /// String and a dictionary entry per column) cost about 48,000 instructions per SD-JWT
-    /// issuance flow (callgrind, issuance-callgrind.sh). Kept with SQLite's count of automatic
-    /// re-preparations, so a schema change (which can change a `SELECT *`) makes it again.
+    /// Column names and positions by statement, made on its first query rather than rebuilt
+    /// (a String and a dictionary entry per column) on every query of every issuance (measured:
+    /// see docs/performance.md). Kept with SQLite's count of automatic re-preparations, so a
+    /// schema change (which can change a `SELECT *`) makes it again.
     private var layouts: [OpaquePointer: (layout: Statement.ColumnLayout, reprepares: Int32)] = [:]
 
     /// The cached statement for `sql`, preparing and caching it on first use.

@@ -7,10 +7,10 @@ import Synchronization
 ///
 /// SQLite's automatic checkpoint runs inside the commit that crosses 1,000 WAL pages, on the
 /// committing thread and under `Database`'s lock: that commit then copies the pages and waits
-/// for two fsyncs while every other request queues behind the lock. Measured with the PID
-/// Provider's benchmark (2 cores): 13% idle and 7% I/O wait with automatic checkpoints, 9% and
-/// 10% with this one alone (the disk's write-back still throttled the writers), 4% and 1% with
-/// 1 KiB pages as well (Database.configure). Durability is unchanged: a commit is in the WAL either way, and a
+/// for two fsyncs while every other request queues behind the lock, and the cores idle. Moved
+/// off the committing thread, and with 1 KiB pages (Database.configure) so there is less to
+/// copy, the writers no longer wait for it (idle and I/O wait measured: see
+/// docs/performance.md). Durability is unchanged: a commit is in the WAL either way, and a
 /// checkpoint only moves it.
 ///
 /// A background (PASSIVE) checkpoint never catches up with a busy writer, and SQLite rewinds
@@ -20,10 +20,9 @@ import Synchronization
 final class WALCheckpointer: @unchecked Sendable {
     /// WAL sizes in pages (1 KiB each in files made since page_size 1024, 4 KiB before).
     /// A checkpoint copies each page once however often the WAL holds it, so a longer interval
-    /// copies fewer pages per commit: 2,000 / 8,000 / 32,000 → 8,000 / 16,000 / 64,000 took the
-    /// pages copied per SD-JWT flow from 12.4 to 9.1 (strace over 1,000 flows after 15,000 in a
-    /// fresh file, as in issuance.sh; 17 MB by then). The WAL now grows to ~17 MB before it
-    /// rewinds, and recovery after a crash reads that much once.
+    /// copies fewer pages per commit (measured: see docs/performance.md). The price: the WAL
+    /// grows to `rewind` pages or more (about 16 MB of 1 KiB pages) before it rewinds, and
+    /// recovery after a crash reads that much once.
     struct Limits: Sendable {
         /// A background checkpoint is queued.
         var background: Int32 = 8_000

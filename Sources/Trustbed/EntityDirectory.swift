@@ -171,7 +171,7 @@ enum EntityDirectory {
     /// Gives the pages freed by a load back to the system. Parsing 100,000 files makes a few
     /// hundred megabytes of short-lived JSON trees on every worker thread's malloc arena; glibc
     /// keeps freed arena memory mapped, so without this the process stays at its load peak
-    /// (about 110 MiB of 300 at 100,000 entities).
+    /// (measured: see docs/performance.md).
     static func releaseFreedMemory() {
         #if canImport(Glibc)
         // Looked up at run time: Swift's Glibc module does not export <malloc.h>. RTLD_DEFAULT is 0.

@@ -3,7 +3,7 @@ import Federation
 import JSON
 
 /// One file of `Entities/` as written, before names are turned into entity IDs. The format is a
-/// contract other tools rely on (README "The Entities/ file format"): extend it, never rename.
+/// contract other tools rely on (docs/entities.md): extend it, never rename.
 struct EntityFile: Sendable {
     let name: String
     let file: String

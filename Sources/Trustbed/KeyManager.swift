@@ -16,8 +16,9 @@ import Store
 /// nobody asks for never costs a key.
 public final class KeyManager: KeyProvider, @unchecked Sendable {
     /// What an entity needs from its file: its key name and algorithm. A view of the hosted
-    /// entity, whose one shared box the table holds: at 100,000 entities a table of copied
-    /// fields (name, algorithm, lifetime) took twice the memory of one of references.
+    /// entity, whose one shared box the table holds: a table of references takes less memory
+    /// at 100,000 entities than one of copied fields (name, algorithm, lifetime) (measured: see
+    /// docs/performance.md).
     private struct Entity {
         let hosted: HostedEntity
         var name: String { hosted.name }
@@ -125,7 +126,7 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
     }
 
     /// Creates, in the background at first start, the keys of every entity that has none yet, so
-    /// that later requests never wait for a key to be made (about 2 ms each with its fsyncs).
+    /// that later requests never wait for a key to be made and written.
     /// Keys are written without an fsync per file; each batch is made durable by one sync(2) and
     /// then recorded in the history, so what a kill -9 can lose is only unrecorded files, which
     /// the next start adopts. Returns how many keys it made; `stop` ends it early.
@@ -247,10 +248,10 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
 
     /// Empties a full table of loaded keys but for those of `pinned` entities (`name` gives a
     /// key's entity name), unless they alone fill half of it. Without the exception every
-    /// superior's key was read again after each 1,024 leaves: 10% of the key loads of a run of
-    /// cold resolves (101 of 1,101, callgrind, 100 intermediates). Returns the table as it was,
-    /// for the caller to let go of after unlocking: freeing 1,024 OpenSSL keys takes some 17M
-    /// instructions, which every other request needing a key would otherwise wait for.
+    /// superior's key is read again after each 1,024 leaves (measured: see docs/performance.md).
+    /// Returns the table as it was, for the caller to let go of after unlocking: freeing 1,024
+    /// OpenSSL keys takes long, and every other request needing a key would otherwise wait for
+    /// it.
     private func startOver<Value>(_ map: inout [String: Value], name: (String) -> Substring) -> [String: Value] {
         let old = map
         map = map.filter { pinned.contains(String(name($0.key))) }
@@ -270,11 +271,12 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
     }
 
     /// Private keys kept parsed at once. A parsed key (the OpenSSL private and public key, each
-    /// with its own curve group, the JWK and the history) costs about 6 KiB: 8,192 of them were
-    /// 50 MiB of a 100,000-leaf server's RSS. Few keys sign often: superiors sign statements
-    /// about their subordinates, while a leaf signs its own configuration once per lifetime
-    /// (the signed-statement cache keeps it), so a leaf's key is rarely wanted twice. Past this
-    /// many the cache starts over and a key is read from its PEM again (about 0.1 ms).
+    /// with its own curve group, the JWK and the history) takes kilobytes, so a table that grew
+    /// with the entities would be a large share of a 100,000-leaf server's memory (measured:
+    /// see docs/performance.md). Few keys sign often: superiors sign statements about their
+    /// subordinates, while a leaf signs its own configuration once per lifetime (the
+    /// signed-statement cache keeps it), so a leaf's key is rarely wanted twice. Past this many
+    /// the cache starts over and a key is read from its PEM again.
     public static let maxLoadedKeys = 1024
 
     static func publicJWK(_ key: SigningKey) -> JWK {

@@ -10,9 +10,7 @@ import Support
 /// problems are never held back. A `kill -9` loses at most one interval of info lines.
 ///
 /// One buffer under one lock: a buffer per worker thread (pthread keys) was measured against it
-/// (6 alternating pairs of 5 s wrk runs on the entity configuration and fetch, 2 cores,
-/// 2026-11-23): median paired ratios of 1.03 and 1.00 inside a ±30% spread, so it did not pay
-/// for its complexity.
+/// and did not pay for its complexity (see docs/performance.md).
 /// `@unchecked`: the timer is set up in `init` and only cancelled in `deinit`.
 public final class LogSink: @unchecked Sendable {
     private let descriptor: Int32

@@ -4,7 +4,7 @@ import JSON
 import Support
 
 /// The JSON index at `/`: counts, then one page of entities. At 100,000 entities the whole list
-/// was a 17 MB answer that every curl of `/` paid for; a page is bounded whatever the size.
+/// is megabytes that every curl of `/` would pay for; a page is bounded whatever the size.
 struct ServerIndex: Sendable {
     /// In name order. The entities themselves (a reference each), not copies of their names and IDs.
     private let rows: [HostedEntity]

@@ -10,8 +10,7 @@ import Glibc
 /// client thread that took the core from the issuer's worker at once, often while that worker held
 /// the issuer's database lock, so the other worker blocked on it and a core went idle; the switches
 /// and the idle cores' wake-ups (IPIs, which are VM exits on a virtual machine) were paid on both
-/// sides. Measured on 2 cores (16 client threads, SD-JWT flows): with `normal` the issuer used
-/// about 0.69 ms and the client 0.22 ms of CPU per flow; with `batch` 0.55-0.60 and 0.14-0.19 ms.
+/// sides, so both spend more CPU per flow under `normal` (measured: see docs/performance.md).
 /// A load client on other machines, which is what the bench stands in for, does not preempt the
 /// issuer at all. `normal` keeps the default policy, for comparison.
 public enum BenchScheduling: String, CaseIterable, Sendable {

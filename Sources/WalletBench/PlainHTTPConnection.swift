@@ -12,13 +12,13 @@ import Wallet
 ///
 /// One keep-alive HTTP/1.1 connection to a plain `http://` origin, for the load client
 /// (`trustbed wallet bench`), whose every instruction is taken from the issuer it measures on the
-/// same cores. On a reused connection libcurl spent about 110,000 instructions and 6.4 system
-/// calls (4.4 of them poll) per exchange: request formatting through its printf, header parsing,
-/// the multi loop. This spends about 19,000 and two calls, one send(2) and one recv(2), which
-/// took a whole SD-JWT flow (offer, token, nonce, credential) from 1.89 to about 1.52 million
-/// instructions (callgrind, 1,000 flows). It speaks what a client needs of RFC 9112: requests
-/// with Content-Length, responses framed by Content-Length, chunked coding or the end of the
-/// connection, 1xx skipped, `Connection: close` and HTTP/1.0 honoured. https stays with libcurl.
+/// same cores. On a reused connection libcurl formats each request through its printf, parses
+/// headers generically and runs its multi loop, with several system calls per exchange (poll
+/// among them). This makes two calls, one send(2) and one recv(2), at a fraction of libcurl's
+/// instructions (measured: see docs/performance.md). It speaks what a client needs of RFC 9112:
+/// requests with Content-Length, responses framed by Content-Length, chunked coding or the end
+/// of the connection, 1xx skipped, `Connection: close` and HTTP/1.0 honoured. https stays with
+/// libcurl.
 /// Not thread-safe; one per origin and thread, like WalletHTTP.
 final class PlainHTTPConnection {
     /// `host` as in the URL (an IPv6 literal keeps its brackets), and the `Host` header value.
@@ -69,9 +69,9 @@ final class PlainHTTPConnection {
         }
     }
 
-    /// Built in a local array and stored once (every append to the stored property paid an
-    /// exclusivity check), with byte-wise header checks: about 6,800 instructions per request
-    /// before, String.hasSuffix and a UTF-8 view scan per header among them (callgrind).
+    /// Built in a local array and stored once (every append to the stored property pays an
+    /// exclusivity check), with byte-wise header checks rather than String.hasSuffix and a
+    /// UTF-8 view scan per header.
     private func buildRequest(method: String, target: String, headers: [String], body: [UInt8]?) throws {
         var out = request
         request = []

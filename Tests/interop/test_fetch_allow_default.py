@@ -82,7 +82,7 @@ def test_remote_subordinate_origin_is_allowed_by_default(make_server):
 
 
 def test_redirect_to_an_unnamed_origin_is_not_followed(make_server, recorder):
-    """Redirects are checked against the list too (README: "redirects included")."""
+    """Redirects are checked against the list too (docs/federation.md, "Fetch limits": "redirects included")."""
     with RemoteFederation() as remote:
         leaf = remote.add("leaf", [])
         remote.behaviour["/leaf/.well-known/openid-federation"] = ("redirect", recorder.id("leaf") + "/.well-known/openid-federation")

@@ -363,7 +363,7 @@ def test_http11_without_host_is_400_and_http10_is_served(fed):
 def test_error_answers_libmicrohttpd_writes_itself(fed):
     """413 is the server's (JSON with nosniff). 400 for a malformed header line, 414 and 431 come
     from libmicrohttpd 0.9.75 with its fixed HTML body and no hook to change it: the status and
-    the closed connection are the contract (README, "HTTP server")."""
+    the closed connection are the contract (docs/federation.md, "Errors and HTTP rules")."""
     host = f"Host: 127.0.0.1:{fed.port}\r\n".encode()
     status, headers, body, note = raw_http(fed.port, b"POST /health HTTP/1.1\r\n" + host + b"Content-Length: 99999999\r\n\r\n", timeout=5)
     assert_raw_json_error(status, headers, body, note, 413)

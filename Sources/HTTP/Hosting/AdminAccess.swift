@@ -5,8 +5,8 @@ import Cryptography
 /// token's digest in constant time (`ConstantTime.equal`), so response times reveal neither how
 /// much of a guess matched nor the token's length.
 ///
-/// Built from the digest, which a service makes once: hashing the configured token and
-/// lower-casing a prefix on every call cost 13,000 instructions per admin offer (callgrind).
+/// Built from the digest, which a service makes once, so a call neither hashes the configured
+/// token again nor lower-cases a prefix.
 public struct AdminAccess: Sendable {
     /// SHA-256 of the admin token.
     public let tokenDigest: [UInt8]

@@ -19,9 +19,9 @@ public protocol HostedService: Sendable {
     var generatedMetadata: [String: [String: JSONValue]] { get }
 
     /// The key material the service keeps under `Keys/<entity name>/`: described for people
-    /// (the README, `trustbed keys`). Loading and rotating stay inside the service: their shapes
-    /// (an mdoc IACA and document signer, a wallet provider's attestation key) have nothing in
-    /// common worth a generic type.
+    /// (docs/configuration.md, "Keys"; `trustbed keys`). Loading and rotating stay inside the
+    /// service: their shapes (an mdoc IACA and document signer, a wallet provider's attestation
+    /// key) have nothing in common worth a generic type.
     var keys: [ServiceKeyDescription] { get }
 
     /// Deletes state that can never be used again (expired codes, tokens, nonces, offers),

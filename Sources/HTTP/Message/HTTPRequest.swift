@@ -10,8 +10,8 @@ public struct HTTPRequest: Sendable {
     public var query: [(name: String, value: String)]
     /// Header fields with lower-cased names, in the order received; a repeated field's values
     /// are joined with ", " (RFC 9110 §5.3). A list rather than a dictionary: a request carries
-    /// a handful, and building a dictionary of them cost ~2,700 instructions a request
-    /// (callgrind, 2026-11-25), more than scanning the list at each `header(_:)`.
+    /// a handful, and building a dictionary of them costs more than scanning the list at each
+    /// `header(_:)` (measured: see docs/performance.md).
     public private(set) var fields: [(name: String, value: String)]
     public var body: [UInt8]
     /// The client's IP address as text ("" when unknown). From the server it is formatted
@@ -84,8 +84,8 @@ public struct HTTPRequest: Sendable {
     ///
     /// Field names are stored lower-cased and callers mostly ask in lower case, so a plain
     /// comparison decides first; only a name with capitals is compared ignoring case. Ignoring
-    /// case for every field cost ~2,000 instructions per request, routing alone asks for three
-    /// headers (callgrind, issuance-callgrind.sh).
+    /// case for every field would be paid on every request: routing alone asks for three
+    /// headers.
     public func header(_ name: String) -> String? {
         for field in fields where field.name == name { return field.value }
         guard ASCII.hasUppercase(name) else { return nil }

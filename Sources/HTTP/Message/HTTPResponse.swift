@@ -91,8 +91,8 @@ public struct HTTPResponse: Sendable {
     /// This and the other steps a response passes on its way to the server (`notReusable()`,
     /// `ResponsePolicy.apply(to:)`) consume it: each copy of a response retains its header
     /// list, which for answers built from one made once (`replacingBody(_:)`) every worker
-    /// thread shares. Borrowed, a cached `fetch` copied its answer four times; now only
-    /// `replacingBody(_:)` does (callgrind_fetch.sh, 2026-11-25).
+    /// thread shares. Borrowed, a cached `fetch` copied its answer at each step; consumed, only
+    /// `replacingBody(_:)` does.
     public consuming func reusable(until: Int64) -> HTTPResponse {
         reusableUntil = until
         return self
@@ -106,9 +106,9 @@ public struct HTTPResponse: Sendable {
 
     /// This response with another body, its headers, policy and memo mark kept (the policy's
     /// headers do not depend on the body): for answers that differ only in their body, built
-    /// from one made once, e.g. `.jwt("", contentType: t).applying(.publicRead)`. Adding the
-    /// policy's headers to each answer instead cost ~2,700 instructions of a cached `fetch`
-    /// (callgrind, 2026-11-25). Not for a prepared response: that is dropped.
+    /// from one made once, e.g. `.jwt("", contentType: t).applying(.publicRead)`, so the
+    /// policy's headers are not added to each answer again. Not for a prepared response: that
+    /// is dropped.
     public func replacingBody(_ body: [UInt8]) -> HTTPResponse {
         var copy = self
         copy.body = body

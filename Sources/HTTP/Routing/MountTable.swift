@@ -8,11 +8,10 @@ import Darwin
 /// cost the same for 10 or 100,000 mounts.
 ///
 /// An open-addressing table of mount indexes over the mounts' own URL strings, instead of a
-/// dictionary per origin keyed by path `Substring`s: at 100,000 mounts the two dictionaries
-/// (by origin, and again for the mounts under the base URL) held 21 MB at 40 bytes a bucket;
-/// this holds 4 MB (32 bytes an entry, 4 a slot). A lookup hashes the origin's number and the
-/// path's bytes once and compares bytes in place, so it builds no string (massif and callgrind,
-/// 2026-11-25).
+/// dictionary per origin keyed by path `Substring`s: the two dictionaries (by origin, and again
+/// for the mounts under the base URL) took 40 bytes a bucket, this takes 32 bytes an entry and
+/// 4 a slot (at 100,000 mounts: see docs/performance.md). A lookup hashes the origin's number
+/// and the path's bytes once and compares bytes in place, so it builds no string.
 struct MountTable: Sendable {
     /// A mount URL: its origin (an index into the site's origins) and where its path lies in
     /// the URL's UTF-8 bytes (without trailing slashes; empty for the origin itself).
@@ -100,8 +99,8 @@ struct MountTable: Sendable {
 
 /// The origins of a `Site`'s mounts ("scheme://authority", lower-cased), numbered in the order
 /// added, found without building a string: a request's origin is lower-cased into a stack
-/// buffer and compared as bytes. A dictionary keyed by the two lower-cased strings cost ~1,700
-/// instructions a request (two strings made, two hashed; callgrind, 2026-11-25).
+/// buffer and compared as bytes. A dictionary keyed by the two lower-cased strings makes two
+/// strings and hashes them on every request.
 struct OriginTable: Sendable {
     private var names: [String] = []
     private var slots = [Int32](repeating: -1, count: 8)

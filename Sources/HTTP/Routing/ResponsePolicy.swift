@@ -21,8 +21,8 @@ public enum ResponsePolicy: Sendable, Hashable {
     /// applying its policy and the router will leave it as it is.
     ///
     /// The headers come from lists built once per policy, and the checks read bytes without
-    /// building strings: adding them one by one, with a lower-cased copy of the media type, cost
-    /// ~6,200 instructions per fetch answer (callgrind, 2026-11-25).
+    /// building strings, not added one by one with a lower-cased copy of the media type on
+    /// every answer (measured: see docs/performance.md).
     public func apply(to response: consuming HTTPResponse) -> HTTPResponse {
         if response.appliedPolicy == self || response.isDeferred { return response }
         let reusable = response.reusableUntil

@@ -38,8 +38,7 @@ public struct Router<Context: Sendable>: Sendable {
     private(set) var paths: [PathRoutes] = []
     /// Templates without `{name}` segments: their text and index into `paths`. Scanned, comparing
     /// lengths first and then bytes: a router has a handful, and a dictionary keyed by
-    /// `Substring` hashed the path on every request (`find` took 628 instructions of a cached
-    /// `fetch` with the dictionary, 478 with the scan; callgrind_fetch.sh, 2026-11-25).
+    /// `Substring` hashes the path on every request (measured: see docs/performance.md).
     private var literal: [(text: String, index: Int)] = []
     /// The UTF-8 length of each of `literal`'s texts, compared before any text is touched.
     private var literalLengths: [Int] = []

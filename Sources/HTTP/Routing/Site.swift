@@ -77,8 +77,8 @@ public struct Site<Context: Sendable>: Sendable {
     /// 404 `not_found` any origin may read.
     ///
     /// Specialized here for the server's entity IDs as context: a caller in another module
-    /// otherwise runs the generic code, which instantiated type metadata on every request
-    /// (~4,000 instructions of a fetch, callgrind 2026-11-25).
+    /// otherwise runs the generic code, which instantiates type metadata on every request
+    /// (measured: see docs/performance.md).
     @_specialize(exported: true, where Context == String)
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let origin = origin(of: request)
@@ -191,8 +191,8 @@ public struct Site<Context: Sendable>: Sendable {
     private func origin(of request: HTTPRequest) -> Int32? {
         let headers = request.routingHeaders
         // The usual request: no proxy headers and `Host` the base URL's authority as written,
-        // the base origin without lower-casing, hashing and probing (`origin(of:)` took 1,154
-        // instructions of a cached `fetch`, now 153; callgrind_fetch.sh, 2026-11-25).
+        // the base origin without lower-casing, hashing and probing (measured: see
+        // docs/performance.md).
         if headers.forwardedHost == nil && headers.forwardedProto == nil, let host = headers.host, host == baseHTTPAuthority {
             return baseOrigin
         }

@@ -31,9 +31,8 @@ enum ConnectionInfo {
     }
 }
 
-/// A client's IP address as MHD reported it. Formatting it took ~355 instructions a request
-/// (callgrind, issuance-callgrind.sh) while only tests read it, so `HTTPRequest` keeps this
-/// and formats on `remoteAddress`.
+/// A client's IP address as MHD reported it. Formatting it on every request would be work
+/// only tests use, so `HTTPRequest` keeps this and formats on `remoteAddress`.
 struct ClientAddress: @unchecked Sendable {  // a plain C struct: an int and 16 bytes
     let raw: trustbed_client_address
 

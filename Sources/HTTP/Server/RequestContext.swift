@@ -4,7 +4,7 @@
 /// request-completed callback.
 ///
 /// Only MHD's callbacks for its connection touch it, one at a time on that connection's worker
-/// thread, so its fields skip the runtime's exclusivity checks (~78 instructions an access).
+/// thread, so its fields skip the runtime's exclusivity checks (a runtime call on every access).
 final class RequestContext {
     /// The query exactly as received, captured before MHD splits and decodes it in place.
     @exclusivity(unchecked) var rawQuery: String?

@@ -133,10 +133,8 @@ enum IssuanceSchema {
 extension IssuanceSchema {
     /// Migration step 3: fewer b-trees written per issuance. In WAL mode every commit writes
     /// each page it dirtied (1 KiB frames) and a checkpoint copies it again, and each b-tree an
-    /// insert touches is at least one such page (a random leaf for a random key). Measured per
-    /// pre-authorized SD-JWT flow (Tests/bench/issuance-db.sh, issuance-callgrind.sh): 22.6 →
-    /// 18.1 WAL frames, 23.6 → 19.0 KB written to the WAL, 184,000 → 158,000 instructions in
-    /// SQLite.
+    /// insert touches is at least one such page (a random leaf for a random key). WAL frames,
+    /// bytes and SQLite's instructions per flow before and after: docs/performance.md.
     static let version3 = [
         // The seen `jti`s keyed by their primary key alone: a rowid table stored each row in
         // its own b-tree plus the key's automatic index, two pages per recorded nonce or DPoP

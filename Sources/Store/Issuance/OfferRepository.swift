@@ -91,13 +91,12 @@ public struct OfferRepository: Sendable {
 
     /// `redeem`, with `then` run in the same transaction right after a successful redemption
     /// (the token endpoint stores its access token there): one transaction, not a savepoint
-    /// inside the caller's (BEGIN, SAVEPOINT, RELEASE, COMMIT cost 9,000 instructions more per
-    /// token request than BEGIN and COMMIT; callgrind, issuance-callgrind.sh). A throw from
-    /// `then` rolls the redemption back too.
+    /// inside the caller's (BEGIN, SAVEPOINT, RELEASE, COMMIT on every token request where
+    /// BEGIN and COMMIT do). A throw from `then` rolls the redemption back too.
     ///
     /// The read and the conditional UPDATE stay two statements: one UPDATE … RETURNING for the
-    /// common case (no tx_code) cost 19,000 instructions more than both, SQLite buffering the
-    /// returned row in a temporary table (callgrind).
+    /// common case (no tx_code) costs more than both, SQLite buffering the returned row in a
+    /// temporary table (measured: see docs/performance.md).
     public func redeem<T>(issuer: String, preAuthorizedCode code: String, txCode: String?, now: Int64, maxFailures: Int64,
                           then: (OfferRecord, Database) throws(StoreError) -> T)
         throws(StoreError) -> (redemption: PreAuthorizedRedemption, value: T?) {
@@ -146,8 +145,8 @@ public struct OfferRepository: Sendable {
         try database.executeCountingChanges("DELETE FROM issuance_offers WHERE expires_at <= ?", [.integer(before)])
     }
 
-    /// Every column, in the order `record` reads them by position: looking 12 names up in the
-    /// row's dictionary cost about 6,000 instructions per token request (callgrind).
+    /// Every column, in the order `record` reads them by position, so a token request looks
+    /// no names up in the row's dictionary (12 of them with `SELECT *`).
     private static let columns = """
         id, issuer, persona, configuration_ids, grant_type, pre_authorized_code, tx_code, tx_code_failures, issuer_state, \
         created_at, expires_at, redeemed_at

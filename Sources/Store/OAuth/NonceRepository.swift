@@ -20,9 +20,10 @@ public struct NonceRepository: Sendable {
     /// The `jti`s go a page of `pageSize` keys at a time, in key order, each page one short
     /// statement of its own: the table holds every c_nonce used in the last `nonce_lifetime`
     /// (600,000 rows at 2,000 issuances/s), and one DELETE over all of it held the database,
-    /// and so every issuance, for the whole scan (2.2 s for 600,000 expired of 1.2 million;
-    /// paged: 4.1 s in all, no statement over 20 ms). A page is found by its key range (the
-    /// primary key's b-tree), so no page rescans the rows of the pages before it.
+    /// and so every issuance, for the whole scan. Paged, the purge takes longer in all but no
+    /// statement holds the database for long (measured: see docs/performance.md). A page is
+    /// found by its key range (the primary key's b-tree), so no page rescans the rows of the
+    /// pages before it.
     @discardableResult
     public func purge(now: Int64, pageSize: Int = 1_000) throws(StoreError) -> Int {
         var removed = try database.executeCountingChanges("DELETE FROM issuance_nonces WHERE expires_at <= ?", [.integer(now)])

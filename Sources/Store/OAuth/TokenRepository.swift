@@ -55,8 +55,8 @@ public struct TokenRepository: Sendable {
             dpopJKT: text(5), issuedAt: int(6) ?? 0, expiresAt: int(7) ?? 0)
     }
 
-    /// Every column in the order `find` reads them by position (every credential request reads
-    /// a token: 8 lookups by name in the row's dictionary cost ~3,000 instructions; callgrind).
+    /// Every column in the order `find` reads them by position: every credential request reads
+    /// a token, and by position that takes no lookups by name in the row's dictionary.
     private static let findSQL = """
         SELECT token_hash, issuer, client_id, persona, grant, dpop_jkt, issued_at, expires_at FROM issuance_tokens
         WHERE token_hash = ? AND issuer = ? AND expires_at > ?
