@@ -23,10 +23,10 @@ struct PreparedClaims: Sendable {
     /// The mdoc elements in the Rulebook's table order, their values encoded, by nameSpace (the
     /// docType's and the domestic one); mso_mdoc only.
     let mdocElements: [String: [IssuerSignedElement]]
-    /// `credential_previews[].claims` of the token response (see `credentialClaims`), with its
+    /// `credential_previews[].claims` of the token response (see `credentialClaims`), and its
     /// JSON text, serialized once here rather than in every token response (see JSONFragment).
+    let preview: JSONValue
     let previewFragment: JSONFragment
-    var preview: JSONValue { previewFragment.value }
 
     /// `domesticNameSpace`: where an mdoc's national additions go (`IssuerConfiguration.domesticNameSpace`).
     init(_ set: PIDClaimSet, configuration: CredentialConfiguration, domesticNameSpace: String) {
@@ -38,12 +38,14 @@ struct PreparedClaims: Sendable {
             mdocElements = [:]
             var previewClaims = set.claims
             previewClaims["vct"] = .string(configuration.type)
-            previewFragment = JSONFragment(.object(previewClaims))
+            preview = .object(previewClaims)
+            previewFragment = JSONFragment(preview)
         case .mdoc:
             sdJWTPayload = nil
             mdocElements = set.mdocNameSpaces(main: configuration.type, domestic: domesticNameSpace)
                 .mapValues { $0.map { IssuerSignedElement(identifier: $0.identifier, value: $0.value) } }
-            previewFragment = JSONFragment(.object(set.mdocPreview(main: configuration.type, domestic: domesticNameSpace)))
+            preview = .object(set.mdocPreview(main: configuration.type, domestic: domesticNameSpace))
+            previewFragment = JSONFragment(preview)
         }
     }
 }
