@@ -67,8 +67,9 @@ public enum WalletProofs {
     }
 
     public static func htu(_ url: String) -> String {
-        // On the UTF-8 view: a Character search costs the load client tens of thousands of
-        // instructions per proof. "?" and "#" are ASCII, so the cut is a character boundary.
+        // On the UTF-8 view: a Character search breaks the whole URL into grapheme clusters,
+        // many times a byte scan, on every proof the load client makes (docs/performance.md).
+        // "?" and "#" are ASCII, so the cut is a character boundary.
         guard let cut = url.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return url }
         return String(url[..<cut])
     }
