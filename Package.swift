@@ -32,13 +32,16 @@ let package = Package(
         // C code over the system libraries (a .c and its include/ header; the shims above stay
         // declarations).
         .target(name: "CMicroHTTPDSupport", dependencies: ["CMicroHTTPD"]),
+        // The only C code calling OpenSSL APIs deprecated since 3.0: Cryptography's EC_KEY fast
+        // path (Sources/Cryptography/Legacy/ECKeyFastPath.swift).
+        .target(name: "COpenSSLLegacy", dependencies: ["COpenSSL"]),
 
         .target(name: "JSON"),
         // What every service needs: the clock, the lock, hex/base64url, query and form parsing.
         .target(name: "Support"),
         // Not "Crypto": that is swift-crypto's module name, and a user adding it would clash.
         .target(name: "Cryptography", dependencies: [
-            "COpenSSL", "Support", .product(name: "SwiftASN1", package: "swift-asn1"),
+            "COpenSSL", "COpenSSLLegacy", "Support", .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
         // The server, its routing, and what every hosted service shares there (`HostedService`,
         // the admin bearer check, which compares digests with `Cryptography`'s constant-time check).
@@ -73,14 +76,18 @@ let package = Package(
         .target(name: "Federation", dependencies: [
             "HTTPClient", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Support", .product(name: "Logging", package: "swift-log"),
         ]),
-        // The OAuth 2.0 authorization server and OpenID4VCI credential issuer (the PID Provider).
+        // What every service's authorization server needs (DPoP, access tokens, PAR/PKCE, codes,
+        // stateless nonces, replay records, client and key attestations, `OAuthError`), as value
+        // types over repository protocols it declares; no HTTP, no service.
+        .target(name: "OAuth", dependencies: ["Cryptography", "JOSE", "JSON", "Support", "Store"]),
+        // The OpenID4VCI credential issuer (the PID Provider) on top of `OAuth`.
         .target(name: "Issuance", dependencies: [
-            "CBOR", "COSE", "CZlib", "Cryptography", "HTTP", "JOSE", "JSON", "MDoc", "Pages", "SDJWT",
+            "CBOR", "COSE", "CZlib", "Cryptography", "HTTP", "JOSE", "JSON", "MDoc", "OAuth", "Pages", "SDJWT",
             "StatusList", "Store", "Support",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Trustbed", dependencies: [
-            "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "Support",
+            "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "trustbed", dependencies: [
@@ -105,10 +112,11 @@ let package = Package(
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "COSE", "Cryptography", "Support", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "FederationTests", dependencies: ["Federation", "HTTP", "JOSE", "Cryptography", "JSON", "Store", "Support"]),
+        .testTarget(name: "OAuthTests", dependencies: ["OAuth", "Cryptography", "JOSE", "JSON", "Store", "Support"]),
         .testTarget(name: "IssuanceTests", dependencies: [
-            "Issuance", "HTTP", "JOSE", "JSON", "Cryptography", "SDJWT", "MDoc", "CBOR", "COSE", "StatusList", "Store", "Support",
+            "Issuance", "OAuth", "HTTP", "JOSE", "JSON", "Cryptography", "SDJWT", "MDoc", "CBOR", "COSE", "StatusList", "Store", "Support",
             "TestSupport",
         ]),
-        .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "JOSE", "JSON", "HTTP", "Store", "Support"]),
+        .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "OAuth", "JOSE", "JSON", "HTTP", "Store", "Support"]),
     ]
 )

@@ -56,9 +56,8 @@ extension CBORValue {
     }
 
     /// The shortest head for `argument` (§4.2.1: preferred serialization of integers/lengths).
-    /// Byte by byte: an array literal for the one-byte arguments (every 32-byte salt and
-    /// digest) and a stride for the longer ones cost 83,000 instructions of an mdoc issuance
-    /// (callgrind, issuance-callgrind.sh).
+    /// Byte by byte, with no array literal or stride: an mdoc writes a head for every salt,
+    /// digest and element (measured: see docs/performance.md).
     public static func writeHead(_ major: UInt8, _ argument: UInt64, into out: inout [UInt8]) {
         let m = major << 5
         switch argument {
@@ -91,8 +90,8 @@ extension CBORValue {
     /// structure or a status list): the entry indices in the bytewise order of the encoded keys,
     /// found without encoding them, since with shortest heads that order is major type, then the
     /// integer's argument, or a text's byte length and then its bytes (RFC 8949 §4.2.1). Of
-    /// equal keys only the last entry stays. nil for other keys. Encoding every key into an
-    /// array of its own to sort by was 177,000 instructions of an mdoc issuance (callgrind).
+    /// equal keys only the last entry stays. nil for other keys. This spares encoding every key
+    /// into an array of its own to sort by, for every map of every mdoc.
     private static func scalarKeyOrder(_ entries: [CBORMapEntry]) -> [Int]? {
         for entry in entries {
             switch entry.key {

@@ -6,8 +6,9 @@ public enum Digest {
     public static func sha384(_ d: [UInt8]) -> [UInt8] { digest(d, sha384MD, 48) }
     public static func sha512(_ d: [UInt8]) -> [UInt8] { digest(d, sha512MD, 64) }
 
-    // Fetched once. Handed `EVP_sha256()`, OpenSSL 3 fetches the implementation again on every
-    // call: 1.7% of the PID Provider's CPU went to EVP_MD_fetch, mostly from disclosure digests.
+    // Fetched once: handed `EVP_sha256()`, OpenSSL 3 fetches the implementation again on every
+    // call (OpenSSL's crypto(7), "Explicit fetching" versus implicit), and an SD-JWT VC hashes
+    // dozens of disclosures.
     // A fetched EVP_MD is immutable and may be shared by threads (OpenSSL's crypto(7), "Algorithm
     // fetching"), which is why the unchecked constants below are safe.
     nonisolated(unsafe) private static let sha256MD = fetch("SHA256")
@@ -24,8 +25,8 @@ public enum Digest {
     }
 
     /// A SHA-256 context reused for many inputs in a row (the ~50 disclosure and decoy digests
-    /// of one SD-JWT VC): the one-shot `sha256` makes and frees an EVP_MD_CTX per call, about
-    /// 1,100 of its instructions (callgrind: EVP_MD_CTX_new, EVP_DigestInit_ex, EVP_MD_CTX_free).
+    /// of one SD-JWT VC): the one-shot `sha256` makes, initializes and frees an EVP_MD_CTX per
+    /// call, a good part of the cost of hashing a short input.
     /// Not thread-safe: one per task, dropped when done.
     public final class SHA256Context {
         private let context: OpaquePointer
@@ -55,8 +56,7 @@ public enum Digest {
         /// `hash(data)` lent to `body` from the stack rather than returned in a new array, for a
         /// caller that encodes the digest at once (an SD-JWT disclosure's digest goes straight
         /// into its `_sd` array as base64url) without a 32-byte array allocated and freed for
-        /// each of the ~46 digests of a PID: 2,901,648 to 2,893,076 instructions per SD-JWT
-        /// flow (callgrind, issuance-callgrind.sh).
+        /// each of the ~46 digests of a PID.
         public func withHash<R>(_ data: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
             try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { out in
                 var length: UInt32 = 0

@@ -2,20 +2,22 @@ import COpenSSL
 import Support
 
 /// ECDSA signing of one key: the digest with a once-fetched EVP_MD, then EVP_PKEY_sign over it
-/// with a signing context prepared once and reused.
+/// with a signing context prepared once and reused (or, for a key on the EC_KEY fast path,
+/// ECDSA_do_sign: Legacy/ECKeyFastPath.swift).
 ///
 /// Why not EVP_DigestSign: OpenSSL 3.0 sets up every EVP_DigestSignInit_ex from scratch (a new
 /// EVP_PKEY_CTX, algorithm fetches, the provider's context) and duplicates the context again in
-/// EVP_DigestSignFinal: 31k instructions a signature over the ECDSA itself (callgrind), where a
-/// cold resolve signs three times and a superior's key signs thousands of statements. The
-/// signature is the same: EVP_DigestSign hashes with the same digest and hands it to the same
-/// ECDSA.
+/// EVP_DigestSignFinal, which costs about as much again as the ECDSA itself, where a cold
+/// resolve signs three times and a superior's key signs thousands of statements (measured: see
+/// docs/performance.md). The signature is the same: EVP_DigestSign hashes with the same digest
+/// and hands it to the same ECDSA.
 ///
 /// An EVP_PKEY_CTX is not safe for concurrent use, so contexts are lent out one thread at a
 /// time from a small pool; the key itself is only read.
 final class ECDSASigner: @unchecked Sendable {
     private let pkey: OpaquePointer
-    /// The EC_KEY of a legacy key made by `PKCS8ECKey.makeKey`, owned by `pkey`.
+    /// The EC_KEY of a key on the EC_KEY fast path (`PKCS8ECKey.makeKey`), owned by `pkey`;
+    /// such a key is signed with through `ECKeyFastPath.sign`, never through an EVP_PKEY_CTX.
     private let legacyEC: OpaquePointer?
     private let curve: EllipticCurve
     private let digest: OpaquePointer
@@ -41,7 +43,9 @@ final class ECDSASigner: @unchecked Sendable {
         var hashLength: UInt32 = 0
         guard EVP_Digest(data, data.count, &hash, &hashLength, digest, nil) == 1, Int(hashLength) == Int(EVP_MD_get_size(digest))
         else { OpenSSLErrors.clear(); throw .signingFailed }
-        if let legacyEC { return try Self.sign(hash: hash, length: Int(hashLength), with: legacyEC, coordinateSize: curve.coordinateSize) }
+        if let legacyEC {
+            return try ECKeyFastPath.sign(hash: hash, length: Int(hashLength), with: legacyEC, coordinateSize: curve.coordinateSize)
+        }
         guard let ctx = idle.withLock({ $0.popLast() }) ?? makeContext() else { throw .signingFailed }
         // Large enough for the DER of any supported curve (139 bytes for P-521).
         var der = [UInt8](repeating: 0, count: 160)
@@ -61,30 +65,10 @@ final class ECDSASigner: @unchecked Sendable {
         return raw
     }
 
-    /// ECDSA_do_sign over the digest with a legacy EC_KEY: what the provider's EVP_PKEY_sign
-    /// calls in the end (ECDSA_sign_ex runs ECDSA_do_sign_ex), without exporting the key to the
-    /// provider, which would build its curve group again. The EC_KEY is only read, so threads
-    /// may sign with it at once.
-    private static func sign(hash: [UInt8], length: Int, with ec: OpaquePointer, coordinateSize: Int) throws(CryptoError) -> [UInt8] {
-        guard let sig = trustbed_legacy_ecdsa_sign(hash, Int32(length), ec) else { OpenSSLErrors.clear(); throw .signingFailed }
-        defer { ECDSA_SIG_free(sig) }
-        var r: OpaquePointer?
-        var s: OpaquePointer?
-        ECDSA_SIG_get0(sig, &r, &s)
-        var raw = [UInt8](repeating: 0, count: 2 * coordinateSize)
-        let size = Int32(coordinateSize)
-        let written = raw.withUnsafeMutableBufferPointer { out -> Bool in
-            guard let base = out.baseAddress else { return false }
-            return BN_bn2binpad(r, base, size) == size && BN_bn2binpad(s, base + coordinateSize, size) == size
-        }
-        guard written else { throw .signingFailed }
-        return raw
-    }
-
     private func makeContext() -> OpaquePointer? {
         guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { OpenSSLErrors.clear(); return nil }
-        // No EVP_PKEY_CTX_set_signature_md: it fetches the digest again (8.5k instructions, a
-        // third of a context), only to check a length `sign` has just checked itself.
+        // No EVP_PKEY_CTX_set_signature_md: it fetches the digest again (a third of the cost of
+        // a context), only to check a length `sign` has just checked itself.
         guard EVP_PKEY_sign_init(ctx) == 1 else {
             OpenSSLErrors.clear()
             EVP_PKEY_CTX_free(ctx)

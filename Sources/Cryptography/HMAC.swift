@@ -52,10 +52,10 @@ public enum HMAC {
 
     /// HMAC-SHA256 under one fixed key, for a server secret that MACs a value on every request
     /// (c_nonces, DPoP nonces). A one-shot `sha256(key:data:)` makes a context, fetches SHA-256
-    /// by name and hashes the key's pads each time: 18,800 instructions a MAC, three per
-    /// SD-JWT issuance flow (callgrind, issuance-callgrind.sh). Here the keyed contexts are
-    /// kept: `EVP_MAC_init` with no key restarts one from its key's pads (the HMAC provider's
-    /// reinit, checked against the one-shot form by HMACTests).
+    /// by name and hashes the key's pads each time, several times per issuance flow. Here the
+    /// keyed contexts are kept: `EVP_MAC_init` with no key restarts one from its key's pads (the
+    /// HMAC provider's reinit, checked against the one-shot form by HMACTests; measured: see
+    /// docs/performance.md).
     ///
     /// A context is not safe for concurrent use, so they are lent out one thread at a time
     /// from a small pool, as `ECDSASigner` does.

@@ -27,7 +27,7 @@ enum KeyComponentsExport {
 
     /// x and y from the encoded public point (0x04 || x || y) in one call: each of the
     /// `EC_PUB_X`/`EC_PUB_Y` parameters converts the point to affine coordinates on its own
-    /// (about 100k instructions each, callgrind). Nil for a key kept in compressed form.
+    /// (a field inversion each). Nil for a key kept in compressed form.
     private static func uncompressedPoint(_ pkey: OpaquePointer, coordinateSize size: Int) -> (x: [UInt8], y: [UInt8])? {
         var encoded = [UInt8](repeating: 0, count: 1 + 2 * size)
         var length = 0

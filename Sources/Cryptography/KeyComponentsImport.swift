@@ -1,10 +1,10 @@
 import COpenSSL
 
-/// Builds a public-only EVP_PKEY from raw numbers (EC: a legacy EC_KEY on a shared curve group
-/// given the point; others: EVP_PKEY_fromdata) and checks it, so a point off the curve or a degenerate
-/// RSA modulus never reaches a verification.
+/// Builds a public-only EVP_PKEY from raw numbers (EC: on the EC_KEY fast path,
+/// Legacy/ECKeyFastPath.swift; others: EVP_PKEY_fromdata) and checks it, so a point off the curve
+/// or a degenerate RSA modulus never reaches a verification.
 enum KeyComponentsImport {
-    /// The key, and for an EC key the legacy EC_KEY inside it (see `ecPublicKey`).
+    /// The key, and for an EC key the legacy EC_KEY inside it (`ECKeyFastPath.publicKey`).
     static func pkey(from components: PublicKeyComponents) throws(CryptoError) -> (pkey: OpaquePointer, ecKey: OpaquePointer?) {
         switch components {
         case .ec(let curveName, let x, let y):
@@ -12,10 +12,10 @@ enum KeyComponentsImport {
             // RFC 7518 §6.2.1.2: coordinates are exactly the field size, never shortened.
             guard x.count == curve.coordinateSize, y.count == curve.coordinateSize
             else { throw .invalidKey("EC coordinates must be \(curve.coordinateSize) bytes for \(curveName)") }
-            // No separate EVP_PKEY_public_check_quick (59,000 instructions, as much as the
-            // import itself): decoding the point already refuses one off the curve, and an
-            // uncompressed point cannot be the point at infinity.
-            let key = try ecPublicKey(curve: curve, point: [0x04] + x + y)
+            // No separate EVP_PKEY_public_check_quick (it costs as much as the import itself):
+            // decoding the point already refuses one off the curve, and an uncompressed point
+            // cannot be the point at infinity.
+            let key = try ECKeyFastPath.publicKey(curve: curve, point: [0x04] + x + y)
             return (key.pkey, key.ecKey)
         case .okp(let curveName, let x):
             guard curveName == "Ed25519" else { throw .invalidKey("unsupported curve \(curveName)") }
@@ -32,26 +32,6 @@ enum KeyComponentsImport {
             else { throw .invalidKey("RSA n or e is invalid") }
             return (try build(type: "RSA", [.bigNumber("n", n), .bigNumber("e", e)]), nil)
         }
-    }
-
-    /// A public-only legacy EC_KEY on a copy of the curve's shared group, with `point` (SEC 1
-    /// uncompressed) decoded by EC_KEY_oct2key, which refuses a point off the curve; inside an
-    /// EVP_PKEY that owns it. Returns both.
-    ///
-    /// Why the deprecated EC_KEY API, as for private keys (`PKCS8ECKey.makeKey`): every proof
-    /// and DPoP key, and every key of a federation JWKS, arrives as a JWK and is used once or a
-    /// few times to verify. Building a provider key from OSSL_PARAMs builds the curve group
-    /// again (190,000 instructions a P-256 key); duplicating a per-curve provider template and
-    /// setting the point still cost about 45,000, and EVP_DigestVerifyInit_ex another 27,000 per
-    /// verification (callgrind, a key proof per credential request), where this import and
-    /// ECDSA_do_verify on the EC_KEY (`PublicKey.verify`) skip the provider altogether. The rare
-    /// EVP use of such a key (ECDH with it as the peer, a certificate for it) exports it to the
-    /// provider then.
-    static func ecPublicKey(curve: EllipticCurve, point: [UInt8]) throws(CryptoError) -> (pkey: OpaquePointer, ecKey: OpaquePointer) {
-        var ec: OpaquePointer?
-        guard let pkey = trustbed_legacy_ec_public_pkey(PKCS8ECKey.SharedGroup.of(curve).group, point, point.count, &ec), let ec
-        else { OpenSSLErrors.clear(); throw .invalidKey("EC public key rejected") }
-        return (pkey, ec)
     }
 
     /// One OSSL_PARAM. Names are StaticStrings because OSSL_PARAM_BLD keeps the name pointer

@@ -14,9 +14,9 @@ enum PEMCodec {
     }
 
     /// The DER inside a lone unencrypted PKCS#8 PEM ("PRIVATE KEY"), or nil for anything else.
-    /// Works on the UTF-8 bytes and decodes with OpenSSL's base64: a server that hosts 100,000
-    /// entities reads a key PEM on most cold resolves, and `String.range(of:)`, a `Character`
-    /// filter and `Data(base64Encoded:)` cost a fifth of a key load (callgrind).
+    /// Works on the UTF-8 bytes and decodes with OpenSSL's base64 rather than with
+    /// `String.range(of:)`, a `Character` filter and `Data(base64Encoded:)`: a server hosting a
+    /// large federation reads a key PEM on most cold resolves (measured: see docs/performance.md).
     static func pkcs8DER(_ pem: String) -> [UInt8]? {
         var pem = pem
         return pem.withUTF8 { bytes -> [UInt8]? in
@@ -66,9 +66,9 @@ enum PEMCodec {
         return out
     }
 
-    /// PKCS#8 DER through a reused decoder context. Setting one up lets OpenSSL 3.0 search every
-    /// decoder it has, which cost more than a third of a cold resolve (perf, 20,000 entities);
-    /// a context decodes any number of keys, so a few are kept and lent out. Keys are tried as
+    /// PKCS#8 DER through a reused decoder context. Setting one up makes OpenSSL 3.0 search every
+    /// decoder it has, the dominant cost of a key load (measured: see docs/performance.md); a
+    /// context decodes any number of keys, so a few are kept and lent out. Keys are tried as
     /// EC first: a context for any key type also runs the SM2 decoder on every EC key, which
     /// builds the curve group (the costly part of a decode) a second time.
     private static func decodePKCS8(_ der: [UInt8]) -> OpaquePointer? {

@@ -4,16 +4,14 @@ import Support
 
 /// The parts of an unencrypted PKCS#8 EC private key (RFC 5208 PrivateKeyInfo holding an
 /// RFC 5915 ECPrivateKey on a named curve, with its public point), read from DER and made into
-/// a key on a copy of a curve group built once (see `makeKey`).
+/// a key on the EC_KEY fast path (`makeKey`, in Legacy/ECKeyFastPath.swift).
 ///
-/// Why not OpenSSL's decoder: a server hosting 100,000 entities reads a leaf's PEM on most cold
-/// resolves, and OSSL_DECODER (chain of decoders, PKCS#8 to EC_KEY to provider key) took 264k
-/// instructions a key, EVP_PKEY_fromdata 199k (139k of it building the curve group again), and
-/// this import 27.5k (callgrind, P-256; a cold resolve went from 1,852.8k to 1,629.3k).
-/// Reading the public point from the DER also saves exporting it again (57k). The DER is read
-/// with swift-asn1, and only the exact shape OpenSSL writes is taken; anything else (other
-/// versions, attributes, explicit curve parameters, no public key, other key types) gives nil
-/// and takes the decoder.
+/// Why not OpenSSL's decoder: a server hosting a large federation reads a leaf's PEM on most
+/// cold resolves, and the decoder chain (PKCS#8 to EC_KEY to provider key) builds the curve
+/// group again for every key (measured: see docs/performance.md). Reading the public point from
+/// the DER also saves exporting it from the key. The DER is read with swift-asn1, and only the
+/// exact shape OpenSSL writes is taken; anything else (other versions, attributes, explicit
+/// curve parameters, no public key, other key types) gives nil and takes the decoder.
 ///
 /// The import checks what the decoder checks: the public point is decoded and must lie on the
 /// curve (EC_KEY_oct2key); as with the decoder, it is not recomputed from the private scalar.
@@ -80,49 +78,6 @@ struct PKCS8ECKey {
                   publicKey.paddingBits == 0, publicKey.bytes.count == 1 + 2 * size, publicKey.bytes.first == 0x04
             else { return nil }
             return PKCS8ECKey(curve: curve, privateScalar: Array(scalar), publicPoint: Array(publicKey.bytes))
-        }
-    }
-
-    /// The key pair as a legacy EC_KEY (on a copy of the curve's shared group) inside an
-    /// EVP_PKEY, both owned by the caller through the EVP_PKEY; nil if OpenSSL refuses it.
-    ///
-    /// Why the deprecated EC_KEY API: any OpenSSL 3.0 import (EVP_PKEY_fromdata, the decoders)
-    /// builds the curve group from its name again, 139k of the 199k instructions of a key
-    /// (callgrind, P-256), while EC_KEY_set_group copies a group built once. The checks are the
-    /// import's: the point is decoded by EC_KEY_oct2key, which refuses a point off the curve.
-    /// Such a key must be signed with through its EC_KEY (`ECDSASigner` does): an EVP_PKEY_CTX
-    /// over a legacy key exports it to the provider, which builds the group again.
-    func makeKey() -> (pkey: OpaquePointer, ecKey: OpaquePointer)? {
-        var ec: OpaquePointer?
-        guard let pkey = trustbed_legacy_ec_pkey(SharedGroup.of(curve).group, privateScalar, privateScalar.count,
-                                                 publicPoint, publicPoint.count, &ec), let ec
-        else { OpenSSLErrors.clear(); return nil }
-        return (pkey, ec)
-    }
-}
-
-extension PKCS8ECKey {
-    /// Each curve's group, built once per process and never freed; only read (EC_KEY_set_group
-    /// copies it), so it is shared by every thread. Public keys imported from JWKs use it too
-    /// (`KeyComponentsImport`).
-    final class SharedGroup: @unchecked Sendable {
-        let group: OpaquePointer
-
-        private init(nid: Int32) {
-            guard let group = EC_GROUP_new_by_curve_name(nid) else { fatalError("OpenSSL lacks curve \(nid)") }
-            self.group = group
-        }
-
-        private static let p256 = SharedGroup(nid: NID_X9_62_prime256v1)
-        private static let p384 = SharedGroup(nid: NID_secp384r1)
-        private static let p521 = SharedGroup(nid: NID_secp521r1)
-
-        static func of(_ curve: EllipticCurve) -> SharedGroup {
-            switch curve {
-            case .p256: return p256
-            case .p384: return p384
-            case .p521: return p521
-            }
         }
     }
 }

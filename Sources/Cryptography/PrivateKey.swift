@@ -28,7 +28,8 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     /// Takes ownership of `pkey`, whose kind and public numbers the caller already knows.
-    /// `legacyEC`: the EC_KEY a legacy EC `pkey` holds (see `PKCS8ECKey.makeKey`), signed with directly.
+    /// `legacyEC`: the EC_KEY a `pkey` on the EC_KEY fast path holds (Legacy/ECKeyFastPath.swift),
+    /// signed with directly.
     private init(pkey: OpaquePointer, kind: KeyKind, components: PublicKeyComponents, legacyEC: OpaquePointer? = nil) {
         self.pkey = pkey
         self.kind = kind
@@ -38,8 +39,8 @@ public final class PrivateKey: @unchecked Sendable {
 
     /// A public-only key (so it never carries private material), built on first use: a
     /// federation server loads a leaf's key to sign its entity configuration and needs only
-    /// its public numbers for `jwks`; building the public EVP_PKEY as well was a sixth of a cold
-    /// resolve at 100,000 entities (callgrind: 487k of 3.15M instructions, with the export).
+    /// its public numbers for `jwks`, so building the public EVP_PKEY on every key load would
+    /// be wasted (measured: see docs/performance.md).
     public var publicKey: PublicKey {
         if let key = publicPart.read({ $0 }) { return key }
         return publicPart.withLock { part in

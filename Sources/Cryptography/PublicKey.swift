@@ -6,7 +6,7 @@ public final class PublicKey: @unchecked Sendable {
     let kind: KeyKind
     public let components: PublicKeyComponents
     /// For an EC key imported from its numbers: the legacy EC_KEY inside `pkey`, which
-    /// `verify` uses directly (see `KeyComponentsImport.ecPublicKey`).
+    /// `verify` uses directly (the EC_KEY fast path, Legacy/ECKeyFastPath.swift).
     private let legacyEC: OpaquePointer?
 
     /// Takes ownership of `pkey`, freeing it if the key is not one JOSE can use.
@@ -37,8 +37,8 @@ public final class PublicKey: @unchecked Sendable {
         let (pkey, legacyEC) = try KeyComponentsImport.pkey(from: components)
         switch components {
         // The import checked the curve and the coordinates' exact length, so the numbers given
-        // are already the canonical ones: exporting them again cost 2% of the PID Provider's CPU
-        // (every proof and DPoP key arrives as a JWK).
+        // are already the canonical ones and are not exported again (every proof and DPoP key
+        // arrives as a JWK; measured: see docs/performance.md).
         case .ec(let curveName, _, _):
             guard let curve = EllipticCurve(joseName: curveName) else { EVP_PKEY_free(pkey); throw .invalidKey("unsupported curve") }
             self.init(pkey: pkey, kind: .ec(curve), components: components, legacyEC: legacyEC)
@@ -74,7 +74,7 @@ public final class PublicKey: @unchecked Sendable {
     public func verify(signature: [UInt8], data: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
         guard fits(algorithm) else { return false }
         if let legacyEC, case .ec(let curve) = kind {
-            return ECDSAVerification.verify(signature, data: data, with: legacyEC, curve: curve)
+            return ECKeyFastPath.verify(signature, data: data, with: legacyEC, curve: curve)
         }
         return EVPSignature.verify(signature, data: data, with: pkey, kind: kind, algorithm: algorithm)
     }

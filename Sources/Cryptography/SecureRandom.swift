@@ -14,11 +14,11 @@ public enum SecureRandom {
         return out
     }
 
-    /// Each `RAND_bytes` call has a fixed cost in OpenSSL's DRBG (~6,700 instructions: the
-    /// public DRBG lookup, a reseed check and the CTR_DRBG update's AES key schedule), and an
-    /// SD-JWT issuance flow made 7 calls of 16-32 bytes (ids, tokens, nonces, a status index):
-    /// 47,000 instructions per flow (callgrind, issuance-callgrind.sh). From this pool a draw
-    /// costs a write lock and a copy, and one `RAND_bytes` of 4 KiB serves ~170 of them.
+    /// Each `RAND_bytes` call has a fixed cost in OpenSSL's DRBG (the public DRBG lookup, a
+    /// reseed check and the CTR_DRBG update's AES key schedule), and an SD-JWT issuance flow
+    /// draws several values of 16-32 bytes (ids, tokens, nonces, a status index). From this pool
+    /// a draw costs a write lock and a copy, and one `RAND_bytes` of 4 KiB serves ~170 of them
+    /// (measured: see docs/performance.md).
     ///
     /// Process-wide state, so it is documented: the pool is lock-protected (a `Locked`, shared
     /// by the HTTP worker threads) and every byte is handed out exactly once (see `Buffer`).
@@ -40,7 +40,7 @@ public enum SecureRandom {
 
     /// Many small random values (salts, mdoc element randoms) drawn with few RAND_bytes calls.
     /// Each call has a fixed cost in OpenSSL's DRBG (locking, a reseed check, an AES key
-    /// schedule): one call per salt was 6% of the PID Provider's CPU. A buffer is a local value
+    /// schedule), too much to pay per salt. A buffer is a local value
     /// of one issuance, never shared (or, for `bytes`, behind a lock), and every byte is
     /// handed out once.
     public struct Buffer: Sendable {

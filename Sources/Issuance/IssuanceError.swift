@@ -1,7 +1,10 @@
+import OAuth
+
 /// Every refusal of the PID Provider, with the error code the governing specification names:
-/// OAuth 2.0 (RFC 6749 §5.2), PAR (RFC 9126), DPoP (RFC 9449 §5, §8), Bearer tokens (RFC 6750
-/// §3.1) and OpenID4VCI 1.0 §8.3.1.2, §9.3, §11.3. The domain never builds an HTTP response: the
-/// `Endpoints/` folder renders these through the HTTP layer's `ErrorResponse`.
+/// OpenID4VCI 1.0 §8.3.1.2, §9.3, §11.3, and every `OAuthError` of the authorization server
+/// (RFC 6749 §5.2, RFC 9126, RFC 9449 §5, §8, RFC 6750 §3.1), converted without loss (see
+/// `init(_:)`), so one type reaches the endpoints. The domain never builds an HTTP response:
+/// the `Endpoints/` folder renders these through the HTTP layer's `ErrorResponse`.
 public struct IssuanceError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable, CaseIterable {
         // OAuth 2.0 and extensions.
@@ -21,6 +24,7 @@ public struct IssuanceError: Error, Equatable, Sendable, CustomStringConvertible
         /// RFC 6750 §3.1: a valid token that does not cover what was asked (403).
         case insufficientScope = "insufficient_scope"
         case serverError = "server_error"
+        case temporarilyUnavailable = "temporarily_unavailable"
         // OpenID4VCI 1.0.
         case invalidCredentialRequest = "invalid_credential_request"
         case unknownCredentialConfiguration = "unknown_credential_configuration"
@@ -74,12 +78,23 @@ public struct IssuanceError: Error, Equatable, Sendable, CustomStringConvertible
         case .accessDenied, .insufficientScope: 403
         case .notFound: 404
         case .serverError: 500
+        case .temporarilyUnavailable: 503
         default: 400
         }
     }
 }
 
 extension IssuanceError {
+    /// An `OAuthError` as the PID Provider's error: same code, description, nonce, scheme and
+    /// challenge, so status, body and headers are what the OAuth layer meant (every OAuth code
+    /// is an `IssuanceError` code; `IssuanceErrorHTTPTests` holds them to it).
+    public init(_ error: OAuthError) {
+        // Every OAuthError.Code has its namesake here; a missing one is caught by the tests.
+        self.init(Code(rawValue: error.code.rawValue) ?? .serverError, error.description, dpopNonce: error.dpopNonce,
+                  authenticationScheme: error.authenticationScheme)
+        challengeNamesError = error.challengeNamesError
+    }
+
     /// A protected resource's 401 for a request without usable credentials (RFC 6750 §3.1):
     /// `WWW-Authenticate` names `scheme` with no `error`.
     public static func authenticationRequired(_ why: String, scheme: String) -> IssuanceError {

@@ -12,9 +12,9 @@ extension JWK {
     /// an OpenSSL public key: a large federation loads a leaf's private key to sign its entity
     /// configuration and needs only these numbers for its `jwks` (see `PrivateKey.publicKey`).
     ///
-    /// The kid is hashed from the members written out directly (`JSONValue.plainStringObject`) rather than
-    /// from a JSON object sorted and serialized, and the object is sized once: a cold resolve in a
-    /// large federation builds a leaf's JWK on every key load (32k instructions before, callgrind).
+    /// The kid is hashed from the members written out directly (`JSONValue.plainStringObject`)
+    /// rather than from a JSON object sorted and serialized, and the object is sized once: a cold
+    /// resolve in a large federation builds a leaf's JWK on every key load.
     public init(components: PublicKeyComponents, algorithm: SignatureAlgorithm? = nil, use: String? = "sig") {
         var json: [String: JSONValue] = Dictionary(minimumCapacity: 7)
         var required: [(name: String, value: String)]

@@ -42,8 +42,8 @@ extension JWS {
     }
 
     /// `verifyWithEmbeddedKey` with the OpenSSL key it verified with, checked on its curve, for
-    /// a caller that uses the key again: the PID Provider binds an mdoc to it, and importing
-    /// the JWK a second time cost 52,000 instructions per mdoc flow (callgrind).
+    /// a caller that uses the key again (the PID Provider binds an mdoc to it), so the JWK is
+    /// imported into OpenSSL once per request.
     public func verifyWithEmbeddedPublicKey(
         allowList: Set<SignatureAlgorithm>, expectedType: String?, understoodCritical: Set<String> = []
     ) throws(JOSEError) -> (jwk: JWK, publicKey: PublicKey) {

@@ -45,10 +45,10 @@ extension JSONValue {
     /// The members named in `keeping` of the JSON object `bytes`, built as `parse` builds them;
     /// the others are checked exactly as `parse` checks them (grammar, escapes, UTF-8, numbers,
     /// depth, repeated member names at any level) but not built. For a client that reads a few
-    /// members of a large response: the load client's token response carries 3.7 KB of
-    /// `credential_previews` it never reads, and building them was most of the 198,000
-    /// instructions per SD-JWT flow it spent parsing (callgrind). Throws what `parse` would
-    /// throw, and `unexpectedByte` when the document is not an object.
+    /// members of a large response (the load client's token response carries kilobytes of
+    /// `credential_previews` it never reads, and building them was most of its parsing; measured:
+    /// see docs/performance.md). Throws what `parse` would throw, and `unexpectedByte` when the
+    /// document is not an object.
     public static func parseObject(_ bytes: [UInt8], keeping names: Set<String>) throws(JSONParseError) -> [String: JSONValue] {
         var p = Parser(bytes: bytes)
         p.skipWhitespace()
@@ -67,8 +67,8 @@ extension JSONValue {
 }
 
 /// The member names an unbuilt object has had, for refusing a repeated one: a list while short
-/// (most objects hold a few names, and hashing each into a Set was 100,000 of the load client's
-/// instructions per flow, callgrind), a Set past that, so a huge object stays linear.
+/// (most objects hold a few names, and comparing a few is cheaper than hashing each into a
+/// Set), a Set past that, so a huge object stays linear.
 private struct MemberNames {
     private var list: [String] = []
     private var set: Set<String>?
@@ -256,9 +256,8 @@ private struct Parser {
             if b == UInt8(ascii: "\"") { i += 1; break }
             if b < 0x20 { throw .invalidString(offset: i) }
             if b != UInt8(ascii: "\\") {
-                // The run up to the next quote, backslash or control byte, copied at once: byte
-                // by byte, the escaped 2 KB portrait of a token response's preview cost the load
-                // client 44,000 instructions per flow (callgrind).
+                // The run up to the next quote, backslash or control byte, copied at once rather
+                // than byte by byte: long strings (a preview's base64 portrait) are mostly plain.
                 let end = bytes.withUnsafeBufferPointer { Self.firstSpecial(in: $0, from: i).index }
                 out.append(contentsOf: bytes[i..<end])
                 i = end

@@ -17,7 +17,7 @@ public struct DocumentSigner: Sendable {
     public let certificateChain: [Certificate]
     public let algorithm: COSEAlgorithm
     /// The leaf certificate's validity (Unix seconds), read once: the certificate getters parse
-    /// the ASN.1 time on every call, 10,000 instructions per mdoc (callgrind).
+    /// the ASN.1 time on every call, and every mdoc needs it.
     let notBefore: Int64
     let notAfter: Int64
 
@@ -118,13 +118,13 @@ extension IssuerSigned {
 
 /// Uniform random numbers from OpenSSL's CSPRNG, for the digestID permutation and the items'
 /// `random` values: the system generator would do as well, but one source of randomness is
-/// easier to audit. Drawn through one buffer: a RAND_bytes call per number was the largest
+/// easier to audit. Drawn through one buffer: a RAND_bytes call per number would be the largest
 /// fixed cost of an mdoc after the signature.
 struct SecureRandomGenerator: RandomNumberGenerator {
     private var buffer = SecureRandom.Buffer()
 
-    /// Eight pool bytes read in place: an array per number was 27,000 instructions of an
-    /// mdoc's digestID shuffle (callgrind, issuance-callgrind.sh).
+    /// Eight pool bytes read in place, not an array per number: the digestID shuffle of every
+    /// mdoc draws one per element.
     mutating func next() -> UInt64 {
         buffer.withNext(8) { UnsafeRawPointer($0.baseAddress!).loadUnaligned(as: UInt64.self) }
     }

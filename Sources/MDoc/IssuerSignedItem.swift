@@ -59,8 +59,8 @@ public struct IssuerSignedItemBytes: Equatable, Sendable {
     /// `init(item)` for an element whose value was encoded beforehand (`IssuerSignedElement`):
     /// the four-entry map is written around the value's bytes in the deterministic key order
     /// (RFC 8949 §4.2.1: bytewise order of the encoded keys, here their text heads 0x66, 0x68,
-    /// 0x6c, 0x71). Building the map and encoding every value per mdoc was 150,000
-    /// instructions of an mdoc flow (callgrind, issuance-callgrind.sh).
+    /// 0x6c, 0x71), so an issuer does not build the map and encode every value again per mdoc
+    /// (measured: see docs/performance.md).
     init(_ item: IssuerSignedItem, encodedElementValue: [UInt8]) {
         var out: [UInt8] = []
         out.reserveCapacity(encodedElementValue.count + item.random.count + item.elementIdentifier.utf8.count + 64)

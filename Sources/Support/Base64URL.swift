@@ -6,10 +6,10 @@ public enum Base64URL {
     /// the low byte: each 3 input bytes become 4 characters with two lookups and one store.
     private static let pairs: [UInt16] = (0 ..< 4096).map { UInt16(alphabet[$0 >> 6]) | UInt16(alphabet[$0 & 63]) << 8 }
 
-    /// Written straight into the String's storage: the per-character appends this replaces were
-    /// 6.6% of the PID Provider's CPU (disclosures, JWT parts and their digests). Whole groups go
-    /// through `pairs`: a cold resolve encodes some 10 KB, and one lookup per character cost
-    /// 56k instructions of it (callgrind), about twice what pairs cost.
+    /// Written straight into the String's storage, not appended per character: the PID Provider
+    /// encodes every disclosure, JWT part and digest, and a cold resolve some 10 KB. Whole groups
+    /// go through `pairs`, half the lookups of one per character (measured: see
+    /// docs/performance.md).
     public static func encode(_ bytes: [UInt8]) -> String {
         let length = encodedLength(bytes.count)
         guard length > 0 else { return "" }
@@ -31,9 +31,8 @@ public enum Base64URL {
     /// text, random bytes in a pool), so no array is made for them.
     ///
     /// Encoded on the stack, `chunkInput` bytes at a time, and appended with one copy: growing
-    /// `out` by `repeatElement(0, count:)` first and writing over it was an element-wise loop:
-    /// the PID Provider's SD-JWT flow went from 2,988,410 to 2,965,622 instructions (its ~50
-    /// disclosures, salts and digests; callgrind, issuance-callgrind.sh).
+    /// `out` by `repeatElement(0, count:)` first and writing over it is an element-wise loop,
+    /// run for each of an SD-JWT's ~50 disclosures, salts and digests.
     public static func encode(_ input: UnsafeBufferPointer<UInt8>, appendingTo out: inout [UInt8]) {
         guard !input.isEmpty else { return }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: encodedLength(chunkInput)) { scratch in
@@ -65,8 +64,8 @@ public enum Base64URL {
             let source = UnsafeRawPointer(input.baseAddress!)
             // Two groups at a time while eight bytes can be read: one load of six
             // bytes (the top 48 bits of a big-endian word), four lookups, one 8-byte
-            // store. A cold resolve's ~8 KB of base64url went from 50k instructions to
-            // 33k (callgrind; 1,944k to 1,927k a resolve) against one group at a time.
+            // store, where one group at a time takes twice the loads and stores (measured:
+            // see docs/performance.md).
             while i + 8 <= input.count {
                 let v = source.loadUnaligned(fromByteOffset: i, as: UInt64.self).bigEndian >> 16
                 let low = UInt64(pairs[Int(v >> 36)]) | UInt64(pairs[Int(v >> 24 & 0xFFF)]) << 16
@@ -103,8 +102,8 @@ public enum Base64URL {
 
     /// `decode(_:)` of ASCII bytes in a buffer (a part of a compact JWS, without a String made
     /// for it). Four characters at a time through `values`, invalid ones collected in one
-    /// flag tested at the end: a character at a time with an append per byte cost 25,000
-    /// instructions per PID flow (proof, access token and DPoP parts; callgrind).
+    /// flag tested at the end, not a character at a time with an append per byte: every
+    /// request decodes proof, access token and DPoP parts.
     public static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let rest = input.count % 4
         guard rest != 1 else { return nil }

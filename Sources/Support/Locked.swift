@@ -12,9 +12,9 @@ import Darwin
 /// every request.
 ///
 /// `read`, `withLock` and `current` are inlinable so that callers in other modules get them
-/// specialized for their value type: unspecialized, `current` was a generic call through
-/// value witnesses (340 instructions), and the server reads its state on every request;
-/// inlined, that read went from 411 to 246 instructions (callgrind, issuance-callgrind.sh).
+/// specialized for their value type: unspecialized, `current` is a generic call through value
+/// witnesses, and the server reads its state on every request (measured: see
+/// docs/performance.md).
 public final class Locked<Value>: @unchecked Sendable {
     @usableFromInline let lock: UnsafeMutablePointer<pthread_rwlock_t>
     @usableFromInline var value: Value

@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import JSON
 import Logging
+import OAuth
 import Store
 import Support
 

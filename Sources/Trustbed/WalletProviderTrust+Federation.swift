@@ -2,6 +2,7 @@ import Federation
 import Issuance
 import JOSE
 import JSON
+import OAuth
 
 /// The PID Provider's question "is this attestation issuer a wallet provider we trust?"
 /// answered by the federation: the entity's trust chain must reach one of the configured Trust

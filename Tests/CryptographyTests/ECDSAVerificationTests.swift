@@ -1,9 +1,10 @@
 import Cryptography
 import XCTest
 
-/// A public key imported from its numbers (every JWK) verifies ECDSA through a legacy EC_KEY
-/// (ECDSAVerification); one read from PEM goes through EVP_DigestVerify. Both must give the same
-/// verdict on every signature, valid or not.
+/// The differential test of the EC_KEY fast path (Cryptography/Legacy/ECKeyFastPath.swift): a
+/// public key imported from its numbers (every JWK) verifies ECDSA through a legacy EC_KEY; one
+/// read from PEM goes through EVP_DigestVerify. Both must give the same verdict on every
+/// signature, valid or not.
 final class ECDSAVerificationTests: XCTestCase {
     let message = Array("the quick brown fox".utf8)
 

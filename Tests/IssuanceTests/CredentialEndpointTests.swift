@@ -4,6 +4,7 @@ import HTTP
 import Issuance
 import JOSE
 import JSON
+import OAuth
 import SDJWT
 import Store
 import Support

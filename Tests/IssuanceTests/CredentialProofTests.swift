@@ -5,6 +5,7 @@ import Issuance
 import JOSE
 import JSON
 import Logging
+import OAuth
 import Store
 import Support
 import XCTest

@@ -1,6 +1,7 @@
 import HTTP
 import Issuance
 import JSON
+import OAuth
 import XCTest
 
 /// How refusals at a protected resource render (RFC 6750 §3, §3.1; RFC 9449 §7.1).
@@ -31,5 +32,23 @@ final class IssuanceErrorHTTPTests: XCTestCase {
         let description = try XCTUnwrap(body["error_description"]?.stringValue)
         XCTAssertTrue(description.utf8.allSatisfy(ErrorDescription.isAllowed), description)
         XCTAssertEqual(description, "token 'a/', error='x'  Set-Cookie: y Zo?")
+    }
+
+    /// Every `OAuthError` becomes the `IssuanceError` of the same code, status, description,
+    /// nonce, scheme and challenge, so the OAuth layer's answers reach the wire unchanged.
+    func testOAuthErrorsConvertWithoutLoss() {
+        for code in OAuthError.Code.allCases {
+            for scheme in [nil, "DPoP", "Bearer"] as [String?] {
+                let oauth = OAuthError(code, "why", dpopNonce: "n", authenticationScheme: scheme)
+                let issuance = IssuanceError(oauth)
+                XCTAssertEqual(issuance.code, code.rawValue, "\(code) has its namesake in IssuanceError.Code")
+                XCTAssertEqual(issuance.statusCode, oauth.statusCode, "\(code)")
+                XCTAssertEqual(issuance.description, "why")
+                XCTAssertEqual(issuance.dpopNonce, "n")
+                XCTAssertEqual(issuance.authenticationScheme, scheme)
+            }
+        }
+        let required = IssuanceError(OAuthError.authenticationRequired("no token", scheme: "DPoP"))
+        XCTAssertEqual(challenge(required), "DPoP algs=\"ES256\"")
     }
 }

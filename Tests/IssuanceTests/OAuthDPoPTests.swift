@@ -2,6 +2,7 @@ import Cryptography
 import Issuance
 import JOSE
 import JSON
+import OAuth
 import Support
 import XCTest
 

@@ -4,6 +4,7 @@ import HTTP
 import Issuance
 import JOSE
 import JSON
+import OAuth
 import Store
 import Support
 import XCTest
@@ -13,13 +14,6 @@ final class OAuthFlowTests: XCTestCase {
     private let now = OAuthFixture.start
     private let redirect = "eu.trustbed.test-wallet:/callback"
     private let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
-
-    func testPKCEAppendixBVector() {
-        XCTAssertEqual(PKCE.challenge(verifier: verifier), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
-        XCTAssertTrue(PKCE.verify(verifier: verifier, challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"))
-        XCTAssertFalse(PKCE.verify(verifier: verifier + "x", challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"))
-        XCTAssertFalse(PKCE.verify(verifier: "short", challenge: PKCE.challenge(verifier: "short")))
-    }
 
     private func parForm(_ client: OAuthFixture.Client, _ extra: [(String, String)] = [],
                          details: [String] = [OAuthFixture.sdJWT]) -> [(String, String)] {

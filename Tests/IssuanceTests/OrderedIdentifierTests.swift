@@ -3,6 +3,7 @@ import Foundation
 @testable import Issuance
 import JOSE
 import JSON
+import OAuth
 import Store
 import Support
 import XCTest

@@ -77,7 +77,7 @@ def test_kill_nine_during_issuance_and_purge_loses_nothing(make_server):
                 bench.wait(timeout=10)
             _check_private_files(server)  # before sqlite3 below checkpoints and removes the -wal
             log = server.log_path.read_text(errors="replace")
-            purged = sum(int(n) for n in re.findall(r"purged (\d+) expired issuance rows", log))
+            purged = sum(int(n) for n in re.findall(r"purged (\d+) expired service records", log))
             acked, records = _check_database(server.database, acknowledged)
             assert acked > total_acked, f"round {round_}: no credential was issued ({acked} acknowledged in all)"
             total_acked = acked

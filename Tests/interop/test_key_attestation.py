@@ -133,6 +133,34 @@ def test_eudi_kid_index_proof_without_iss_after_client_id(pid, attester, configu
     assert records[-1]["key_attestation"]["key_storage"] == HIGH, records[-1]
 
 
+def test_deferred_credential_records_its_key_attestation(pid, attester):
+    """A deferred persona's credential, delivered later, is recorded with the attesting issuer
+    and key storage like one issued at once (the deferred request keeps them)."""
+    issuer = pid.id("pid-provider")
+    who = persona(pid, deferred=True)
+    wallet = Wallet(issuer)
+    offer = wallet.fetch_offer(admin_offer(issuer, pid.admin_token, who["id"], [SD]))
+    token = wallet.pre_authorized_token(offer, extra={"client_id": "eudi-wallet"})["access_token"]
+    key = new_key()
+    c_nonce = wallet.nonce()
+    ka = attester.attestation([key], nonce=c_nonce, key_storage=HIGH)
+    r = post(wallet, token, {"jwt": [attested_proof(key, issuer, c_nonce, ka)]})
+    assert r.status_code == 202, describe(r)
+    tx = r.json()["transaction_id"]
+    deadline = time.monotonic() + 30
+    while True:
+        r = wallet.credential_request(token, {"transaction_id": tx}, endpoint="deferred_credential_endpoint")
+        if r.status_code == 200 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert r.status_code == 200, describe(r)
+    verify_sd_jwt_vc(r.json()["credentials"][0]["credential"], issuer=issuer, iaca=iaca_certificate(pid.url("pid-provider")),
+                     holder_key=key, vct=SD)
+    record = admin_credentials(issuer, pid.admin_token, who["id"])[-1]
+    assert record["key_attestation"]["issuer"].endswith("Interop Key Attester"), record
+    assert record["key_attestation"]["key_storage"] == HIGH, record
+
+
 def test_proof_without_iss_after_client_id_plain_jwk(pid):
     """F.1: iss is optional; a token asked for with client_id still takes a proof without it."""
     wallet, token = session(pid)

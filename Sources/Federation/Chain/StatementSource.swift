@@ -47,8 +47,8 @@ public struct SourcedStatement: Sendable {
 extension JWK {
     /// Same public key, whatever metadata members (`use`, `alg`, `exp`, ...) either carries.
     /// Only the members of the key's type are compared (RFC 7638's required members: a JWK of
-    /// a supported type has no others that define the key); looking up all six for every
-    /// key cost 34k instructions a cold resolve (callgrind).
+    /// a supported type has no others that define the key), rather than all six for every key
+    /// a cold resolve compares.
     func hasSameKeyMaterial(as other: JWK) -> Bool {
         // Usually the very same members: the signer's key is taken from the set it is checked
         // against, and dictionaries sharing storage compare equal at once.

@@ -17,8 +17,9 @@ public struct FederationRoutes: Sendable {
     /// Trust mark issuers: trust mark, status, list.
     let issuer: Router<String>
     /// What `routers(for:)` hands out: for each combination of roles one router with all their
-    /// routes, in an array built once. A router per role cost a failed lookup in the entity
-    /// router on every fetch, and an array per mount 5.6 MB at 100,000 entities (massif).
+    /// routes, in an array built once. A router per role would cost a failed lookup in the
+    /// entity router on every fetch, and an array per mount megabytes at 100,000 entities
+    /// (measured: see docs/performance.md).
     private let entityOnly: [Router<String>]
     private let entityAndSuperior: [Router<String>]
     private let entityAndIssuer: [Router<String>]
@@ -95,7 +96,7 @@ public struct FederationRoutes: Sendable {
     static func jwt(_ signed: SignedJWT) -> HTTPResponse {
         let body = Array(signed.compact.utf8)
         // Each case calls `replacingBody` on the shared answer itself: one copy of it, where a
-        // local `head` assigned first was a second (callgrind_fetch.sh, 2026-11-25).
+        // local `head` assigned first would make a second.
         let response: HTTPResponse
         switch signed.type {
         case FederationType.entityStatement: response = entityStatementHead.replacingBody(body)

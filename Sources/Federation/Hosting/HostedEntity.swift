@@ -6,7 +6,7 @@ import JSON
 ///
 /// A value with its fields in one shared, immutable box: the catalog, the host's index by entity
 /// ID and the next reload all hold the same entity, and at 100,000 entities every copy of a
-/// 170-byte struct (and every dictionary bucket sized for one) was megabytes. What only
+/// 170-byte struct (and every dictionary bucket sized for one) would be megabytes. What only
 /// superiors and issuers declare sits in a second box that a plain leaf does without. The metadata is
 /// kept as its serialized JSON, one allocation instead of a dictionary of small heap strings;
 /// it is materialized only when an Entity Configuration is signed, which the signed-statement
@@ -114,7 +114,7 @@ public struct HostedEntity: Sendable {
     }
 
     /// The serialized metadata in an array of exactly its size: the serializer's appends leave
-    /// up to twice the length allocated, about 25 MiB over 100,000 entities.
+    /// up to twice the length allocated, for every hosted entity.
     private static func exactBytes(_ metadata: [String: JSONValue]) -> [UInt8] {
         let bytes = JSONValue.object(metadata).bytes
         return [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in

@@ -66,8 +66,8 @@ struct SignedJWT: Sendable {
 final class SignedStatementCache: Sendable {
     static let defaultBudget = FederationHost.defaultStatementCacheBytes
     /// A typical entry (a subordinate statement about a leaf), to reserve the cache's entry
-    /// arrays once: at 100,000 leaves that left 8 MiB less RSS after a sweep than arrays grown
-    /// by doubling (296.7 vs 304 MiB, one run each, 112 MiB budget).
+    /// arrays once rather than grow them by doubling, which leaves up to half of each unused
+    /// (measured: see docs/performance.md).
     static let typicalEntryCost = 900
     /// Bytes a parsed statement adds per byte of its JWT: its claims tree and the typed fields
     /// sharing it (keys, metadata). Only statements about superiors keep one (see `statement`).
@@ -134,9 +134,8 @@ final class SignedStatementCache: Sendable {
     }
 
     /// `s` in storage of exactly its size. A signed JWT is built by appending its parts, and a
-    /// string grows by doubling, so one fresh from the signer holds up to twice its length
-    /// (malloc_usable_size: 12,600 bytes for a 6,340-byte resolve response). Copied once when
-    /// cached, the cache's memory is what its budget counts.
+    /// string grows by doubling, so one fresh from the signer holds up to twice its length.
+    /// Copied once when cached, the cache's memory is what its budget counts.
     static func exactCopy(_ s: String) -> String {
         let count = s.utf8.count
         return String(unsafeUninitializedCapacity: count) { buffer in
@@ -146,9 +145,9 @@ final class SignedStatementCache: Sendable {
     }
 
     /// What an entry takes in memory: the JWT's storage, its parsed statement if kept, the
-    /// key's own strings unless they are the host's, and the cache's bookkeeping. Measured
-    /// against it (massif, 5,000 leaves, 2026-11-25): a sweep's heap grew by the JWTs' storage
-    /// alone (784 bytes for a 740-byte JWT) besides the entry arrays reserved up front.
+    /// key's own strings unless they are the host's, and the cache's bookkeeping: what a
+    /// sweep's heap grows by, besides the entry arrays reserved up front (checked with massif:
+    /// see docs/performance.md).
     static func cost(of value: SignedJWT, key: StatementKey, keyShared: Bool) -> Int {
         let jwt = value.compact.utf8.count
         return heapBytes(value.compact) + (value.statement == nil ? 0 : parsedFactor * jwt) + (keyShared ? 0 : key.ownedBytes)

@@ -18,8 +18,9 @@ extension EntityStatementClaims {
 /// Strings that passed the Entity Identifier check (section 1.2: an http(s) URL with a host and
 /// no user information, query or fragment), so the statements this host signs check each
 /// identifier once rather than in every statement naming it: a cold resolve names the same
-/// leaf, intermediate and fetch endpoint in several statements, and the check is a tenth of a
-/// statement's cost. Bounded like the policy cache: past `capacity` it starts over.
+/// leaf, intermediate and fetch endpoint in several statements, and the URL check is a
+/// noticeable share of signing one. Bounded like the policy cache: past `capacity` it starts
+/// over.
 final class CheckedIdentifiers: Sendable {
     private let strings = Locked<Set<String>>([])
     private let capacity: Int

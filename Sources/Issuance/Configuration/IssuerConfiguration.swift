@@ -1,4 +1,5 @@
 import JSON
+import OAuth
 
 /// `services.pid_provider` of an entity file: what the PID Provider issues, to whom, and under
 /// which rules. Everything but `credential_configurations` has a default, so a two-line file

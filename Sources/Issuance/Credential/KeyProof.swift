@@ -2,6 +2,7 @@ import Cryptography
 import Foundation
 import JOSE
 import JSON
+import OAuth
 import Store
 import Support
 
@@ -26,10 +27,38 @@ public struct KeyProof: Sendable, Equatable {
         self.attestation = attestation
     }
 
+    /// What the issued credential's record keeps of the key attestation (never claim values).
+    var attester: Attester? { attestation.map { Attester(issuer: $0.issuer, keyStorage: $0.keyStorage) } }
+
     /// Every `c_nonce` the proof carries: its own, and its key attestation's when that names one.
     var nonces: [String] {
         guard let other = attestation?.nonce, other != nonce else { return [nonce] }
         return [nonce, other]
+    }
+}
+
+/// Who attested a credential's key and at what storage level, as the issued-credential record
+/// keeps it: also stored with a deferred request, so a credential delivered later is recorded
+/// as one issued at once would be.
+struct Attester: Sendable, Equatable {
+    let issuer: String
+    let keyStorage: [String]?
+
+    var json: JSONValue {
+        var object: [String: JSONValue] = ["issuer": .string(issuer)]
+        if let keyStorage { object["key_storage"] = .array(keyStorage.map(JSONValue.string)) }
+        return .object(object)
+    }
+
+    /// The form `json` wrote; nil for `null` (a key without an attestation).
+    init?(json: JSONValue) {
+        guard let issuer = json["issuer"]?.stringValue else { return nil }
+        self.init(issuer: issuer, keyStorage: json["key_storage"]?.stringArray)
+    }
+
+    init(issuer: String, keyStorage: [String]?) {
+        self.issuer = issuer
+        self.keyStorage = keyStorage
     }
 }
 

@@ -1,6 +1,7 @@
 import Cryptography
 import JOSE
 import JSON
+import OAuth
 import StatusList
 import Store
 
@@ -27,14 +28,14 @@ extension PIDProvider {
         let consumeNonces = { (db: Database) throws in try self.consumeCNonces(of: proofs, in: db) }
         if persona.deferred {
             let id = try openTransaction(grant: grant, configuration: credentialConfiguration, keys: proofs.map(\.key),
-                                         claim: consumeNonces)
+                                         attesters: proofs.map(\.attester), claim: consumeNonces)
             return try credentialEndpointResponse(
                 JSONValue.object(["transaction_id": .string(id), "interval": .int(configuration.deferredInterval)]).bytes, status: 202,
                 encryption: request.responseEncryption)
         }
         let issued = try issueCredentials(persona: persona, configuration: credentialConfiguration, keys: proofs.map(\.key),
                                           thumbprints: proofs.map(\.thumbprint), publicKeys: proofs.map(\.publicKey),
-                                          attestations: proofs.map(\.attestation), claim: consumeNonces)
+                                          attesters: proofs.map(\.attester), claim: consumeNonces)
         return try credentialEndpointResponse(issued.bytes, status: 200, encryption: request.responseEncryption)
     }
 
@@ -83,7 +84,7 @@ extension PIDProvider {
     /// keys' RFC 7638 thumbprints when the caller has them already (the checked proofs), and
     /// `publicKeys` the keys as the proofs' verification imported them (nil where it did not).
     func issueCredentials(persona: Persona, configuration credentialConfiguration: CredentialConfiguration, keys holderKeys: [JWK],
-                          thumbprints: [String]? = nil, publicKeys: [PublicKey?]? = nil, attestations: [KeyAttestation?]? = nil, claim: ((Database) throws -> Void)? = nil,
+                          thumbprints: [String]? = nil, publicKeys: [PublicKey?]? = nil, attesters: [Attester?]? = nil, claim: ((Database) throws -> Void)? = nil,
                           undo: (() -> Void)? = nil) throws(IssuanceError) -> CredentialResponseBody {
         let now = clock.now()
         let expiresAt = now + configuration.credentialLifetime
@@ -103,8 +104,8 @@ extension PIDProvider {
                         id: ids[i], issuer: issuer, persona: persona.id,
                         configurationID: credentialConfiguration.id, statusURI: entry.uri, statusIndex: entry.index,
                         keyThumbprint: thumbprints[i], notificationID: notificationID, issuedAt: now, expiresAt: expiresAt,
-                        keyAttestationIssuer: attestations?[i]?.issuer,
-                        keyStorage: attestations?[i]?.keyStorage.map { JSONValue.array($0.map(JSONValue.string)).serialized() })
+                        keyAttestationIssuer: attesters?[i]?.issuer,
+                        keyStorage: attesters?[i]?.keyStorage.map { JSONValue.array($0.map(JSONValue.string)).serialized() })
                     try repository.insert(record)
                     written.append(record)
                 }

@@ -1,5 +1,6 @@
 import JOSE
 import JSON
+import OAuth
 import Store
 
 extension PIDProvider {
@@ -8,13 +9,16 @@ extension PIDProvider {
     /// runs first in the same database transaction (the credential endpoint consumes the
     /// request's c_nonce there); whatever it throws leaves nothing stored.
     func openTransaction(grant: AccessGrant, configuration credentialConfiguration: CredentialConfiguration,
-                         keys holderKeys: [JWK], claim: ((Database) throws -> Void)? = nil) throws(IssuanceError) -> String {
+                         keys holderKeys: [JWK], attesters: [Attester?] = [],
+                         claim: ((Database) throws -> Void)? = nil) throws(IssuanceError) -> String {
         let id = Self.orderedToken()
         let now = clock.now()
         let request: JSONValue = [
             "credential_configuration_id": .string(credentialConfiguration.id),
             "persona": .string(grant.personaID),
             "keys": .array(holderKeys.map(\.jsonValue)),
+            // Per key, who attested it (null for none): the delivery records it (issue 18).
+            "attesters": .array(attesters.map { $0?.json ?? .null }),
         ]
         let record = TransactionRecord(
             id: id, issuer: issuer, tokenHash: grant.tokenHash, request: request.serialized(), createdAt: now,
@@ -52,10 +56,10 @@ extension PIDProvider {
                 status: 202,
                 encryption: request.responseEncryption)
         }
-        let (persona, credentialConfiguration, holderKeys) = try deferredRequest(transaction)
+        let (persona, credentialConfiguration, holderKeys, attesters) = try deferredRequest(transaction)
         let repository = TransactionRepository(database: database)
         let issued = try issueCredentials(
-            persona: persona, configuration: credentialConfiguration, keys: holderKeys,
+            persona: persona, configuration: credentialConfiguration, keys: holderKeys, attesters: attesters,
             claim: { db in
                 guard try TransactionRepository(database: db).markDelivered(issuer: self.issuer, id: transaction.id, now: now) else {
                     throw IssuanceError(.invalidTransactionID, "this transaction_id was already collected")
@@ -68,7 +72,7 @@ extension PIDProvider {
     /// What the stored request names, checked again: the configuration or persona may have
     /// left the configuration since (then the request is denied for good, §9.3).
     private func deferredRequest(_ transaction: TransactionRecord) throws(IssuanceError)
-        -> (Persona, CredentialConfiguration, [JWK]) {
+        -> (Persona, CredentialConfiguration, [JWK], [Attester?]) {
         let json = (try? JSONValue.parse(transaction.request)) ?? [:]
         guard let persona = json["persona"]?.stringValue.flatMap(configuration.persona(id:)),
               let credentialConfiguration = json["credential_configuration_id"]?.stringValue.flatMap(configuration.configuration(id:))
@@ -83,6 +87,9 @@ extension PIDProvider {
             holderKeys.append(key)
         }
         guard !holderKeys.isEmpty else { throw .serverError("a stored deferred request is damaged") }
-        return (persona, credentialConfiguration, holderKeys)
+        // Requests stored before attesters were kept have none: their keys were not attested.
+        let stored = json["attesters"]?.arrayValue ?? []
+        let attesters = holderKeys.indices.map { i in i < stored.count ? Attester(json: stored[i]) : nil }
+        return (persona, credentialConfiguration, holderKeys, attesters)
     }
 }

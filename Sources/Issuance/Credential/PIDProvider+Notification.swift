@@ -1,4 +1,5 @@
 import JSON
+import OAuth
 import Store
 
 /// A Notification Request's `event` (OpenID4VCI 1.0 §11.1).

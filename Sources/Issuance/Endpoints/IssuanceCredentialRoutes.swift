@@ -1,5 +1,6 @@
 import HTTP
 import JSON
+import OAuth
 
 extension IssuanceRoutes {
     /// The OpenID4VCI resource endpoints (nonce §7, credential §8, deferred §9, notification

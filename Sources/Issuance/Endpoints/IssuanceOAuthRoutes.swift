@@ -1,5 +1,6 @@
 import HTTP
 import JSON
+import OAuth
 import Support
 
 extension IssuanceRoutes {

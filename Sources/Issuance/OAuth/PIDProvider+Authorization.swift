@@ -1,4 +1,5 @@
 import JSON
+import OAuth
 import Store
 import Support
 
@@ -27,7 +28,7 @@ public enum AuthorizationStep: Sendable, Equatable {
 
 extension PIDProvider {
     /// The prefix of every `request_uri` (RFC 9126 §2.2).
-    public static let requestURIPrefix = "urn:ietf:params:oauth:request_uri:"
+    public static var requestURIPrefix: String { PushedAuthorizationRequests.requestURIPrefix }
 
     /// PAR (RFC 9126 §2): validates the authorization request and stores it. `client` comes from
     /// the same client authentication as the token endpoint; `dpop` is the PAR's DPoP proof, if
@@ -41,27 +42,9 @@ extension PIDProvider {
     public func pushAuthorizationRequest(_ parameters: Parameters, client: ClientIdentity,
                                          dpop: DPoPProof?) throws(IssuanceError) -> (requestURI: String, expiresIn: Int64) {
         try oauthRequest {
-            guard let clientID = client.clientID else { throw IssuanceError(.invalidClient, "client_id is required") }
-            for name in ["request_uri", "request"] where !parameters.all(name).isEmpty {
-                throw IssuanceError.invalidRequest("\(name) is not allowed in a pushed authorization request")
-            }
-            guard try parameters.single("response_type") == "code" else {
-                throw IssuanceError(.unsupportedResponseType, "response_type must be code")
-            }
-            let redirectURI = try parameters.single("redirect_uri")
-            // RFC 6749 §4.1.2.1: a bad redirect_uri is answered here, never redirected to.
-            _ = try redirectURIRule.check(redirectURI, clientID: clientID, attested: client.attested)
-            guard let method = try parameters.optional("code_challenge_method") else {
-                throw IssuanceError.invalidRequest("code_challenge_method S256 is required (PKCE)")
-            }
-            guard method == "S256" else { throw IssuanceError.invalidRequest("code_challenge_method must be S256") }
-            let challenge = try parameters.single("code_challenge")
-            guard PKCE.isValidS256Challenge(challenge) else {
-                throw IssuanceError.invalidRequest("code_challenge must be a base64url SHA-256 (43 characters)")
-            }
-            let state = try parameters.optional("state")
-            if let state, state.utf8.count > 1024 { throw IssuanceError.invalidRequest("state is too long") }
-
+            // The OAuth parameters (client, redirect URI, PKCE, state), checked as every
+            // authorization server checks them; then what is asked for, which is OpenID4VCI's.
+            let oauthParameters = try PushedAuthorizationParameters.parse(parameters, client: client, rule: redirectURIRule)
             var ids: [String] = []
             var usesDetails = false
             if let details = try parameters.optional("authorization_details") {
@@ -87,23 +70,14 @@ extension PIDProvider {
                 throw IssuanceError(.invalidScope, "name a credential configuration in scope or authorization_details")
             }
             let hint = try parameters.optional("login_hint")
-            var jkt = dpop?.thumbprint
-            if let asked = try parameters.optional("dpop_jkt") {
-                if let jkt, jkt != asked { throw IssuanceError(.invalidDPoPProof, "dpop_jkt does not match the DPoP proof's key") }
-                jkt = asked
-            }
+            let jkt = try PushedAuthorizationParameters.dpopThumbprint(parameters, proof: dpop)
             let request = AuthorizationRequest(
-                clientID: clientID, attested: client.attested, redirectURI: redirectURI, codeChallenge: challenge, state: state,
-                credentialConfigurationIDs: ids, usesAuthorizationDetails: usesDetails, loginHint: hint,
-                offerPersonaID: offerPersona, dpopJKT: jkt)
-            let requestURI = Self.requestURIPrefix + Self.orderedToken()
-            let now = clock.now()
-            try withOAuthStore { () throws(StoreError) in
-                try AuthorizationRequestRepository(database: database).insert(AuthorizationRequestRecord(
-                    requestURI: requestURI, issuer: issuer, clientID: clientID, parameters: request.json.serialized(),
-                    createdAt: now, expiresAt: now + configuration.requestURILifetime))
+                clientID: oauthParameters.clientID, attested: oauthParameters.attested, redirectURI: oauthParameters.redirectURI,
+                codeChallenge: oauthParameters.codeChallenge, state: oauthParameters.state, credentialConfigurationIDs: ids,
+                usesAuthorizationDetails: usesDetails, loginHint: hint, offerPersonaID: offerPersona, dpopJKT: jkt)
+            return try oauth { () throws(OAuthError) in
+                try pushedRequests.push(clientID: oauthParameters.clientID, parameters: request.json.serialized())
             }
-            return (requestURI, configuration.requestURILifetime)
         }
     }
 
@@ -155,25 +129,15 @@ extension PIDProvider {
         return configuration.personas.filter { $0.id == id }
     }
 
-    /// Which redirect URIs which client may use (`configuration.clients` are the registered ones).
-    var redirectURIRule: RedirectURIRule { RedirectURIRule(clients: configuration.clients) }
-
     private func pendingRequest(_ requestURI: String, clientID: String) throws(AuthorizationFailure) -> AuthorizationRequest {
         do throws(IssuanceError) {
-            guard requestURI.hasPrefix(Self.requestURIPrefix), let record = try withOAuthStore({ () throws(StoreError) in
-                try AuthorizationRequestRepository(database: database).findPending(issuer: issuer, requestURI: requestURI,
-                                                                                   now: clock.now())
-            }) else {
-                throw IssuanceError(.invalidRequestURI, "unknown, expired or already used request_uri")
-            }
-            // RFC 9126 §4: the request_uri belongs to the client that pushed it.
-            guard record.clientID == clientID else {
-                throw IssuanceError(.invalidRequestURI, "the request_uri was pushed by another client")
-            }
-            let request = try AuthorizationRequest(json: record.parameters)
+            let parameters = try oauth { () throws(OAuthError) in try pushedRequests.pending(requestURI, clientID: clientID) }
+            let request = try AuthorizationRequest(json: parameters)
             // The rule again, as it stands now: the configuration may have changed since the
             // PAR (a client unregistered), and a refused URI must not get even an error redirect.
-            _ = try redirectURIRule.check(request.redirectURI, clientID: request.clientID, attested: request.attested)
+            _ = try oauth { () throws(OAuthError) in
+                try redirectURIRule.check(request.redirectURI, clientID: request.clientID, attested: request.attested)
+            }
             return request
         } catch {
             throw AuthorizationFailure(error)
@@ -184,19 +148,10 @@ extension PIDProvider {
     private func completeLogin(requestURI: String, request: AuthorizationRequest,
                                personaID: String) throws(AuthorizationFailure) -> String {
         do throws(IssuanceError) {
-            let now = clock.now()
-            let consumed = try withOAuthStore { () throws(StoreError) in
-                try AuthorizationRequestRepository(database: database).consume(issuer: issuer, requestURI: requestURI, now: now)
-            }
-            guard consumed else { throw IssuanceError(.invalidRequestURI, "the request_uri was already used") }
+            try oauth { () throws(OAuthError) in try pushedRequests.consume(requestURI) }
             var granted = request
             granted.personaID = personaID
-            let code = Self.orderedToken()
-            try withOAuthStore { () throws(StoreError) in
-                try CodeRepository(database: database).insert(CodeRecord(
-                    code: code, issuer: issuer, clientID: request.clientID, grant: granted.json.serialized(), createdAt: now,
-                    expiresAt: now + configuration.codeLifetime))
-            }
+            let code = try oauth { () throws(OAuthError) in try codes.issue(clientID: request.clientID, grant: granted.json) }
             var query = [("code", code)]
             if let state = request.state { query.append(("state", state)) }
             query.append(("iss", issuer))

@@ -1,4 +1,5 @@
 import JSON
+import OAuth
 import Store
 import Support
 
@@ -45,16 +46,7 @@ extension PIDProvider {
         let redirectURI = try parameters.single("redirect_uri")
         let verifier = try parameters.single("code_verifier")
         guard let clientID = client.clientID else { throw IssuanceError(.invalidClient, "client_id is required") }
-        let outcome = try withOAuthStore { () throws(StoreError) in
-            try CodeRepository(database: database).redeem(issuer: issuer, code: code, now: clock.now())
-        }
-        let record: CodeRecord
-        switch outcome {
-        case .redeemed(let r): record = r
-        case .unknown: throw IssuanceError.invalidGrant("unknown authorization code")
-        case .expired: throw IssuanceError.invalidGrant("the authorization code has expired")
-        case .alreadyUsed: throw IssuanceError.invalidGrant("the authorization code was already used")
-        }
+        let record = try oauth { () throws(OAuthError) in try codes.redeem(code) }
         let request = try AuthorizationRequest(json: record.grant)
         guard record.clientID == clientID else { throw IssuanceError.invalidGrant("the code was issued to another client") }
         if request.attested && !client.attested {
@@ -96,9 +88,10 @@ extension PIDProvider {
                 ids = requested
             }
             let (identifiers, details) = credentialIdentifiers(for: ids, wanted: requested != nil)
-            let (token, grant, record) = newAccessToken(
-                clientID: client.clientID, personaID: offer.personaID, credentialConfigurationIDs: ids,
-                credentialIdentifiers: identifiers, dpopThumbprint: dpop?.thumbprint)
+            let (token, grant, record) = accessTokens.mint(
+                clientID: client.clientID, subject: offer.personaID,
+                details: AccessGrant.details(credentialConfigurationIDs: ids, credentialIdentifiers: identifiers),
+                dpopThumbprint: dpop?.thumbprint)
             try TokenRepository(database: db).insert(record)
             return (token, grant, details)
         }
@@ -115,9 +108,12 @@ extension PIDProvider {
     private func tokenBody(clientID: String?, personaID: String, configurationIDs ids: [String], withIdentifiers: Bool,
                            dpop: DPoPProof?) throws(IssuanceError) -> TokenResponseBody {
         let (identifiers, details) = credentialIdentifiers(for: ids, wanted: withIdentifiers)
-        let (token, grant) = try issueAccessToken(
-            clientID: clientID, personaID: personaID, credentialConfigurationIDs: ids, credentialIdentifiers: identifiers,
-            dpopThumbprint: dpop?.thumbprint)
+        let (token, grant) = try oauth { () throws(OAuthError) in
+            try accessTokens.issue(
+                clientID: clientID, subject: personaID,
+                details: AccessGrant.details(credentialConfigurationIDs: ids, credentialIdentifiers: identifiers),
+                dpopThumbprint: dpop?.thumbprint)
+        }
         return tokenResponseBody(token: token, grant: grant, details: withIdentifiers ? details : nil, dpop: dpop)
     }
 

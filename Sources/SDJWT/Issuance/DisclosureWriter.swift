@@ -7,12 +7,10 @@ import Support
 /// scratch buffer, base64url-encoded onto the end of `text` followed by its `~`, and hashed
 /// there for its digest (§4.2.3). The bytes are those `Disclosure(salt:name:value:)` makes
 /// (the same serializer wrote the name and value, once, in `SDJWTPayloadTemplate`; a base64url
-/// salt needs no escape), so the
-/// digests are unchanged; what goes is a String for each salt, JSON array and encoding, the
-/// arrays for each JSON value and the concatenation of the finished SD-JWT (`serialized`,
-/// 55,000 instructions alone). For a PID (36 disclosures, their digests and decoys) the server
-/// went from 3,540,565 to about 3,306,000 instructions per SD-JWT flow (callgrind,
-/// issuance-callgrind.sh; the issuer's own share from 1,239,000 to 1,116,000).
+/// salt needs no escape), so the digests are unchanged; what goes is a String for each salt,
+/// JSON array and encoding, the arrays for each JSON value and the concatenation of the
+/// finished SD-JWT, for each of a PID's dozens of disclosures (measured: see
+/// docs/performance.md).
 ///
 /// Local to one issuance: never shared, every random byte handed out once.
 struct DisclosureWriter {

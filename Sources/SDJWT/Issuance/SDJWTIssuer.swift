@@ -18,8 +18,8 @@ public struct SDJWTIssuer: Sendable {
     public static let mediaType = "dc+sd-jwt"
 
     /// base64url of the protected header, `{"alg","kid"?,"typ","x5c"?}`: the same for every
-    /// SD-JWT of this issuer, so encoded once here (its `x5c` certificate is a kilobyte that
-    /// the JSON writer and base64url went through per credential, 15,000 instructions).
+    /// SD-JWT of this issuer, so encoded once here rather than per credential (its `x5c`
+    /// certificate alone is a kilobyte of JSON and base64url).
     private let encodedHeader: [UInt8]
 
     public init(key: PrivateKey, algorithm: SignatureAlgorithm, keyID: String? = nil, x5c: [String]? = nil,

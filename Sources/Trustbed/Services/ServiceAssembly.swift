@@ -5,6 +5,7 @@ import HTTP
 import Issuance
 import JSON
 import Logging
+import OAuth
 import Store
 import Support
 

@@ -1,7 +1,6 @@
 import Cryptography
 import JOSE
 import JSON
-import Store
 import Support
 
 /// Who the client is at PAR and the token endpoint (OAuth 2.0 Attestation-Based Client
@@ -19,24 +18,49 @@ public struct ClientIdentity: Sendable, Equatable {
     }
 }
 
-extension PIDProvider {
+/// Verifies client attestations and their PoPs for one authorization server (OAuth 2.0
+/// Attestation-Based Client Authentication): who may sign them (`trust`), the PoP's audience
+/// (`issuer`), window and replay records. The Wallet Provider's token endpoint and the PID
+/// Provider's share it.
+public struct ClientAttestationVerifier: Sendable {
+    /// The PoP's `aud`: this authorization server's issuer identifier.
+    public let issuer: String
+    public let trust: AttestationIssuerTrust
+    /// Without the headers a client is refused (true) or public (false).
+    public let requireAttestation: Bool
+    /// Seconds a PoP's `iat` may lie from now.
+    public let proofWindow: Int64
+    public let clock: any Clock
+    /// Seen PoP `jti`s (purpose `client-attestation-pop`).
+    public let replays: ReplayRecords
+
+    public init(issuer: String, trust: AttestationIssuerTrust, requireAttestation: Bool, proofWindow: Int64, clock: any Clock,
+                replayStore: any ReplayStore) {
+        self.issuer = issuer
+        self.trust = trust
+        self.requireAttestation = requireAttestation
+        self.proofWindow = proofWindow
+        self.clock = clock
+        replays = ReplayRecords(issuer: issuer, purpose: "client-attestation-pop", store: replayStore)
+    }
+
     /// Authenticates the client from the `OAuth-Client-Attestation` and
     /// `OAuth-Client-Attestation-PoP` headers (both or neither). `clientID` is the request's
     /// `client_id` parameter; with an attestation it must equal the attestation's `sub` when
     /// given. Without the headers the client is public (`client_id` as sent, possibly none),
-    /// unless `configuration.requireClientAttestation`. Every refusal is `invalid_client` (401).
+    /// unless `requireAttestation`. Every refusal is `invalid_client` (401).
     ///
     /// The attestation (§5.1): `typ` `oauth-client-attestation+jwt`, ES256, `iss`, `sub`, `exp`
     /// in the future, `cnf.jwk`; signed by a key of a trusted wallet provider: its `x5c` chains
-    /// to one of `attestationRoots`, or its `iss` is an entity with `wallet_provider` metadata
-    /// whose trust chain reaches one of `trustAnchors` (keys from the resolved `jwks`).
+    /// to one of `trust.roots`, or its `iss` is an entity with `wallet_provider` metadata
+    /// whose trust chain reaches one of `trust.trustAnchors` (keys from the resolved `jwks`).
     /// The PoP (§5.2): `typ` `oauth-client-attestation-pop+jwt`, ES256, signed by `cnf.jwk`,
     /// `aud` = this issuer, `jti` never seen before, `iat` within `proofWindow`, `iss` (when
     /// present) = the client. This server issues no challenges, so a `challenge` is not checked.
-    public func authenticateClient(attestation: String?, pop: String?, clientID: String?) throws(IssuanceError) -> ClientIdentity {
-        func refuse(_ why: String) -> IssuanceError { IssuanceError(.invalidClient, why) }
+    public func authenticate(attestation: String?, pop: String?, clientID: String?) throws(OAuthError) -> ClientIdentity {
+        func refuse(_ why: String) -> OAuthError { OAuthError(.invalidClient, why) }
         guard attestation != nil || pop != nil else {
-            if configuration.requireClientAttestation { throw refuse("client attestation is required") }
+            if requireAttestation { throw refuse("client attestation is required") }
             return ClientIdentity(clientID: clientID, attested: false)
         }
         guard let attestation, let pop else {
@@ -57,7 +81,7 @@ extension PIDProvider {
         do throws(JOSEError) { instanceKey = try JWK(json: cnf) } catch { throw refuse("attestation cnf.jwk: \(error)") }
         let attesterKeys: JWKSet
         do throws(AttestationIssuerTrust.Refusal) {
-            attesterKeys = try attestationTrust.signer(of: jws, issuer: attester, now: now).keys
+            attesterKeys = try trust.signer(of: jws, issuer: attester, now: now).keys
         } catch {
             throw refuse("client attestation: \(error.description)")
         }
@@ -83,22 +107,18 @@ extension PIDProvider {
         let audiences = popClaims["aud"].map { $0.stringValue.map { [$0] } ?? $0.stringArray ?? [] } ?? []
         guard audiences.contains(issuer) else { throw refuse("PoP aud must be \(issuer)") }
         guard let jti = popClaims["jti"]?.stringValue, !jti.isEmpty, jti.utf8.count <= 256 else { throw refuse("PoP jti is missing") }
-        guard let iat = popClaims["iat"]?.intValue, abs(now - iat) <= configuration.proofWindow else {
+        guard let iat = popClaims["iat"]?.intValue, abs(now - iat) <= proofWindow else {
             throw refuse("PoP iat is missing or outside the accepted window")
         }
         if let exp = popClaims["exp"] { guard let t = exp.intValue, t > now else { throw refuse("the PoP has expired") } }
         if let iss = popClaims["iss"] { guard iss.stringValue == subject else { throw refuse("PoP iss must be the client_id") } }
-        let fresh = try withOAuthStore { () throws(StoreError) in
-            try NonceRepository(database: database).recordJTI(
-                issuer: issuer, purpose: "client-attestation-pop", jti: subject + " " + jti,
-                expiresAt: max(now, iat) + configuration.proofWindow + 1)
-        }
+        let fresh = try replays.firstUse(subject + " " + jti, expiresAt: max(now, iat) + proofWindow + 1)
         guard fresh else { throw refuse("attestation PoP replayed (jti already used)") }
         return ClientIdentity(clientID: subject, attested: true)
     }
 
     private func parseJWT(_ compact: String, what: String,
-                          _ refuse: (String) -> IssuanceError) throws(IssuanceError) -> (JWS, [String: JSONValue]) {
+                          _ refuse: (String) -> OAuthError) throws(OAuthError) -> (JWS, [String: JSONValue]) {
         do throws(JOSEError) {
             return try JWS.parseClaims(compact)
         } catch {

@@ -1,5 +1,5 @@
-import Issuance
 import JSON
+import OAuth
 import XCTest
 
 /// Where an authorization response may go: loopback for anyone, registered URIs for public
@@ -53,7 +53,7 @@ final class RedirectURIRuleTests: XCTestCase {
         XCTAssertNil(permission("https://wallet.example/cb", client: "wallet-dev"), "registered for another client")
         // An http refusal says why, as invalid_request.
         XCTAssertThrowsError(try rule.check("http://127.evil.example/cb", clientID: "x", attested: false)) { error in
-            XCTAssertEqual((error as? IssuanceError)?.codeValue, .invalidRequest)
+            XCTAssertEqual((error as? OAuthError)?.code, .invalidRequest)
             XCTAssertTrue("\(error)".contains("loopback"), "\(error)")
         }
     }
@@ -65,31 +65,17 @@ final class RedirectURIRuleTests: XCTestCase {
         XCTAssertEqual(permission("eu.europa.ec.euidi://authorization", client: "wallet-dev", attested: true), .registered)
     }
 
-    func testClientsConfiguration() throws {
-        func parse(_ clients: JSONValue) throws -> IssuerConfiguration {
-            let object: JSONValue = [
-                "credential_configurations": ["urn:eudi:pid:1": ["format": "dc+sd-jwt", "vct": "urn:eudi:pid:1"]],
-                "personas": [["id": "erika", "personal_administrative_number": "1", "given_name": "Erika", "family_name": "Mustermann",
-                              "birthdate": "1984-01-26"]],
-                "clients": clients,
-            ]
-            return try IssuerConfiguration.parse(try JSONReader(object), loadPersonas: { _ in [] })
-        }
-        let c = try parse(["wallet-dev": ["redirect_uris": ["eu.europa.ec.euidi://authorization", "http://127.0.0.1/cb"]]])
-        XCTAssertEqual(c.clients["wallet-dev"]?.redirectURIs, ["eu.europa.ec.euidi://authorization", "http://127.0.0.1/cb"])
+    /// A registration is refused when no request could ever use it.
+    func testRegisteredClientParse() throws {
+        let good = try RegisteredClient.parse(try JSONReader(["redirect_uris": ["eu.europa.ec.euidi://authorization", "http://127.0.0.1/cb"]]))
+        XCTAssertEqual(good.redirectURIs, ["eu.europa.ec.euidi://authorization", "http://127.0.0.1/cb"])
         let bad: [JSONValue] = [
-            ["x": ["redirect_uris": []]],
-            ["x": ["redirect_uris": ["https://w.example/cb#f"]]],
-            ["x": ["redirect_uris": ["http://wallet.example/cb"]]],
-            ["x": ["redirect_uris": ["http://evil.example\\@127.0.0.1/"]]],
-            ["x": ["redirect_uris": ["javascript:x"]]],
-            ["x": ["redirect_uri": ["https://w.example/cb"]]],
-            ["x": "https://w.example/cb"],
+            ["redirect_uris": []], ["redirect_uris": ["https://w.example/cb#f"]], ["redirect_uris": ["http://wallet.example/cb"]],
+            ["redirect_uris": ["http://evil.example\\@127.0.0.1/"]], ["redirect_uris": ["javascript:x"]],
+            ["redirect_uri": ["https://w.example/cb"]],
         ]
-        for clients in bad {
-            XCTAssertThrowsError(try parse(clients), "\(clients)") { error in
-                XCTAssertTrue("\(error)".contains("clients"), "the error names the field: \(error)")
-            }
+        for object in bad {
+            XCTAssertThrowsError(try RegisteredClient.parse(try JSONReader(object)), "\(object)")
         }
     }
 }

@@ -1,20 +1,20 @@
 import JSON
 import Support
 
-/// A public client registered in `services.pid_provider.clients`: the redirect URIs it may use
-/// without a client attestation.
+/// A public client registered in a service's configuration (e.g. `services.pid_provider.clients`):
+/// the redirect URIs it may use without a client attestation.
 public struct RegisteredClient: Sendable, Equatable {
     public var redirectURIs: [String]
 
     public init(redirectURIs: [String]) { self.redirectURIs = redirectURIs }
 
     /// `{"redirect_uris": [...]}`; each URI must be one `RedirectURIRule` could ever accept.
-    static func parse(_ reader: JSONReader) throws(JSONReadError) -> RegisteredClient {
+    public static func parse(_ reader: JSONReader) throws(JSONReadError) -> RegisteredClient {
         try reader.rejectUnknown(allowed: ["redirect_uris"])
         let field = try reader.field("redirect_uris")
         let uris = try field.stringArray(nonEmpty: true)
         for uri in uris {
-            do throws(IssuanceError) { _ = try RedirectURIRule.wellFormed(uri) } catch {
+            do throws(OAuthError) { _ = try RedirectURIRule.wellFormed(uri) } catch {
                 throw field.invalid("\(uri): \(error.description)")
             }
             if let parsed = try? URIReference(parsing: uri), parsed.normalizedScheme == "http", !parsed.hasLoopbackHost {
@@ -50,7 +50,7 @@ public struct RedirectURIRule: Sendable {
     public init(clients: [String: RegisteredClient] = [:]) { self.clients = clients }
 
     /// The permission `clientID` has to use `uri`, or `invalid_request` saying why not.
-    public func check(_ uri: String, clientID: String, attested: Bool) throws(IssuanceError) -> Permission {
+    public func check(_ uri: String, clientID: String, attested: Bool) throws(OAuthError) -> Permission {
         let parsed = try Self.wellFormed(uri)
         let scheme = parsed.normalizedScheme ?? ""
         if scheme == "http" {
@@ -73,7 +73,7 @@ public struct RedirectURIRule: Sendable {
     }
 
     /// The checks every redirect URI passes, registered or not.
-    static func wellFormed(_ uri: String) throws(IssuanceError) -> URIReference {
+    public static func wellFormed(_ uri: String) throws(OAuthError) -> URIReference {
         guard uri.utf8.count <= 2048 else { throw .invalidRequest("redirect_uri is longer than 2048 bytes") }
         let parsed: URIReference
         do { parsed = try URIReference(parsing: uri) } catch { throw .invalidRequest("redirect_uri is not a URI: \(error)") }
