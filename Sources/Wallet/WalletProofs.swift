@@ -54,14 +54,16 @@ public enum WalletProofs {
     /// RFC 9449 §4.2: a DPoP proof for one request. `htu` is the target URI without query and
     /// fragment; `ath` (§4.3) binds the proof to the access token at a resource server.
     public static func dpop(key: HolderKey, method: String, url: String, nonce: String?, accessToken: String?) throws -> String {
-        var claims = JSONObjectWriter(capacity: 160 + url.utf8.count + (nonce?.utf8.count ?? 0))
-        if let accessToken { claims.string("ath", Base64URL.encode(Digest.sha256(Array(accessToken.utf8)))) }
-        claims.string("htm", method)
-        claims.string("htu", htu(url))
-        claims.int("iat", now())
-        claims.string("jti", randomToken())
-        if let nonce { claims.string("nonce", nonce) }
-        return try key.signedJWT(encodedHeader: key.dpopHeader, payload: claims.finish())
+        var claims = JSONWriter(capacity: 160 + url.utf8.count + (nonce?.utf8.count ?? 0))
+        claims.openObject()
+        if let accessToken { claims.member("ath", Base64URL.encode(Digest.sha256(Array(accessToken.utf8)))) }
+        claims.member("htm", method)
+        claims.member("htu", htu(url))
+        claims.member("iat", now())
+        claims.member("jti", randomToken())
+        if let nonce { claims.member("nonce", nonce) }
+        claims.closeObject()
+        return try key.signedJWT(encodedHeader: key.dpopHeader, payload: claims.bytes)
     }
 
     public static func htu(_ url: String) -> String {
@@ -75,12 +77,14 @@ public enum WalletProofs {
     /// OpenID4VCI 1.0 Appendix F.1: the `jwt` key proof. `iss` is the client_id, omitted in the
     /// anonymous pre-authorized flow; `nonce` is the c_nonce when the issuer has a nonce endpoint.
     public static func keyProof(key: HolderKey, audience: String, nonce: String?, clientID: String?) throws -> String {
-        var claims = JSONObjectWriter(capacity: 64 + audience.utf8.count + (nonce?.utf8.count ?? 0) + (clientID?.utf8.count ?? 0))
-        claims.string("aud", audience)
-        claims.int("iat", now())
-        if let clientID { claims.string("iss", clientID) }
-        if let nonce { claims.string("nonce", nonce) }
-        return try key.signedJWT(encodedHeader: key.keyProofHeader, payload: claims.finish())
+        var claims = JSONWriter(capacity: 64 + audience.utf8.count + (nonce?.utf8.count ?? 0) + (clientID?.utf8.count ?? 0))
+        claims.openObject()
+        claims.member("aud", audience)
+        claims.member("iat", now())
+        if let clientID { claims.member("iss", clientID) }
+        if let nonce { claims.member("nonce", nonce) }
+        claims.closeObject()
+        return try key.signedJWT(encodedHeader: key.keyProofHeader, payload: claims.bytes)
     }
 
     /// RFC 7636 §4.1–4.2: a 43-character verifier and its S256 challenge.

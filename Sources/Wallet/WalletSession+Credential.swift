@@ -34,15 +34,17 @@ extension WalletSession {
             try WalletProofs.keyProof(key: $0, audience: context.issuer.credentialIssuer, nonce: nonce, clientID: clientID)
         }
         let encryption = try responseEncryptionKey()
-        var request = JSONObjectWriter(capacity: proofs.reduce(160 + configurationID.utf8.count) { $0 + $1.utf8.count + 3 })
+        var request = JSONWriter(capacity: proofs.reduce(160 + configurationID.utf8.count) { $0 + $1.utf8.count + 3 })
+        request.openObject()
         if let identifier {
-            request.string("credential_identifier", identifier)
+            request.member("credential_identifier", identifier)
         } else {
-            request.string("credential_configuration_id", configurationID)
+            request.member("credential_configuration_id", configurationID)
         }
-        if let encryption { request.value("credential_response_encryption", encryption.member) }
-        request.value("proofs", ["jwt": JSONValue(proofs)])
-        let reply = try post(context.issuer.credentialEndpoint, request.finish(), responseKey: encryption?.key, accessToken: accessToken,
+        if let encryption { request.member("credential_response_encryption", encryption.member) }
+        request.member("proofs", ["jwt": JSONValue(proofs)])
+        request.closeObject()
+        let reply = try post(context.issuer.credentialEndpoint, request.bytes, responseKey: encryption?.key, accessToken: accessToken,
                              step: "credential endpoint")
         if reply.status == 202 { return try deferred(reply.json, accessToken: accessToken, maximumWait: maximumWait) }
         guard reply.status == 200 else { throw WalletError.server(step: "credential endpoint", status: reply.status, body: reply.text) }
@@ -66,10 +68,12 @@ extension WalletSession {
             }
             Thread.sleep(forTimeInterval: max(0.05, interval))
             let encryption = try responseEncryptionKey()
-            var request = JSONObjectWriter(capacity: 64 + transaction.utf8.count)
-            if let encryption { request.value("credential_response_encryption", encryption.member) }
-            request.string("transaction_id", transaction)
-            let reply = try post(endpoint, request.finish(), responseKey: encryption?.key, accessToken: accessToken,
+            var request = JSONWriter(capacity: 64 + transaction.utf8.count)
+            request.openObject()
+            if let encryption { request.member("credential_response_encryption", encryption.member) }
+            request.member("transaction_id", transaction)
+            request.closeObject()
+            let reply = try post(endpoint, request.bytes, responseKey: encryption?.key, accessToken: accessToken,
                                  step: "deferred endpoint")
             switch reply.status {
             case 200:

@@ -152,9 +152,9 @@ final class OAuthDPoPTests: XCTestCase {
                                              grant: .preAuthorizedCode, txCode: false)
         let proof = try provider.verifyDPoPProof(OAuthFixture.dpop(key, url: url, at: now, nonce: provider.dpopNonce()),
                                                  method: "POST", url: url, nonce: .required)
-        let body = try provider.tokenResponse(
+        let body = try JSONValue.parse(provider.tokenResponse(
             Parameters(pairs: [("grant_type", PIDProvider.preAuthorizedGrantType), ("pre-authorized_code", offer.preAuthorizedCode!)]),
-            client: ClientIdentity(clientID: nil, attested: false), dpop: proof)
+            client: ClientIdentity(clientID: nil, attested: false), dpop: proof))
         XCTAssertEqual(body["token_type"], "DPoP")
         let token = try XCTUnwrap(body["access_token"]?.stringValue)
 
@@ -192,9 +192,9 @@ final class OAuthDPoPTests: XCTestCase {
         // A Bearer token (no DPoP at the token endpoint) works as Bearer only, and not when DPoP is required.
         let plainOffer = try provider.createOffer(personaID: "zoe", credentialConfigurationIDs: [OAuthFixture.mdoc],
                                                   grant: .preAuthorizedCode, txCode: false)
-        let bearerBody = try provider.tokenResponse(
+        let bearerBody = try JSONValue.parse(provider.tokenResponse(
             Parameters(pairs: [("grant_type", PIDProvider.preAuthorizedGrantType), ("pre-authorized_code", plainOffer.preAuthorizedCode!)]),
-            client: ClientIdentity(clientID: nil, attested: false), dpop: nil)
+            client: ClientIdentity(clientID: nil, attested: false), dpop: nil))
         XCTAssertEqual(bearerBody["token_type"], "Bearer")
         let bearer = try XCTUnwrap(bearerBody["access_token"]?.stringValue)
         XCTAssertEqual(try provider.accessGrant(for: ResourceRequest(authorization: "Bearer \(bearer)", dpop: nil, method: "POST",

@@ -68,7 +68,7 @@ final class OfferTests: XCTestCase {
         let tx = try XCTUnwrap(offer.txCode)
         XCTAssertEqual(tx.count, 6)
         XCTAssertTrue(tx.allSatisfy(\.isASCII) && tx.allSatisfy(\.isNumber))
-        let json = provider.credentialOfferJSON(offer)
+        let json = try JSONValue.parse(provider.credentialOfferBody(offer))
         XCTAssertEqual(json["credential_issuer"], .string(OfferTestProvider.issuer))
         XCTAssertEqual(json["credential_configuration_ids"], ["urn:eudi:pid:1"])
         let grants = try XCTUnwrap(json["grants"]?.objectValue)
@@ -82,7 +82,7 @@ final class OfferTests: XCTestCase {
 
         let plain = try provider.createOffer(personaID: "erika", credentialConfigurationIDs: ["urn:eudi:pid:1"],
                                              grant: .preAuthorizedCode, txCode: false)
-        XCTAssertNil(provider.credentialOfferJSON(plain)["grants"]?["urn:ietf:params:oauth:grant-type:pre-authorized_code"]?["tx_code"])
+        XCTAssertNil(try JSONValue.parse(provider.credentialOfferBody(plain))["grants"]?["urn:ietf:params:oauth:grant-type:pre-authorized_code"]?["tx_code"])
     }
 
     func testAuthorizationCodeOfferCarriesIssuerState() throws {
@@ -91,7 +91,7 @@ final class OfferTests: XCTestCase {
                                              grant: .authorizationCode, txCode: false)
         XCTAssertNil(offer.preAuthorizedCode)
         let state = try XCTUnwrap(offer.issuerState)
-        let json = provider.credentialOfferJSON(offer)
+        let json = try JSONValue.parse(provider.credentialOfferBody(offer))
         XCTAssertEqual(json["grants"], ["authorization_code": ["issuer_state": .string(state)]])
         XCTAssertEqual(try provider.offer(issuerState: state), offer)
         XCTAssertNil(try provider.offer(issuerState: "nope"))
@@ -137,9 +137,9 @@ final class OfferTests: XCTestCase {
         XCTAssertNil(try provider.offer(id: offer.id))
     }
 
-    /// The admin API sends bytes written directly (`offerCreatedBytes`); they must be the JSON
-    /// writer's own serialization of `offerCreatedJSON` for every kind of offer.
-    func testOfferBytesAreTheSerializedJSONValues() throws {
+    /// The admin API's 201 body for every kind of offer: the offer object, its URLs, the
+    /// tx_code when there is one; members sorted, escapes as the writer makes them.
+    func testOfferCreatedBodyContent() throws {
         let provider = try OfferTestProvider.make()
         let offers = [
             try provider.createOffer(personaID: "erika", credentialConfigurationIDs: ["urn:eudi:pid:1"], grant: .preAuthorizedCode,
@@ -148,17 +148,31 @@ final class OfferTests: XCTestCase {
                                      txCode: false),
             try provider.createOffer(personaID: "zoe", credentialConfigurationIDs: ["eu.europa.ec.eudi.pid.1", "urn:eudi:pid:1"],
                                      grant: .authorizationCode, txCode: false),
+            // A value that needs escapes.
+            Offer(id: "a\"b\\c\u{1}", personaID: "erika", credentialConfigurationIDs: ["x\ny", "é"], grant: .preAuthorizedCode,
+                  preAuthorizedCode: "p\"q", txCode: "123456", issuerState: nil, createdAt: 1, expiresAt: 2),
         ]
         for offer in offers {
-            XCTAssertEqual(provider.credentialOfferBytes(offer), provider.credentialOfferJSON(offer).bytes)
-            XCTAssertEqual(String(decoding: provider.offerCreatedBytes(offer), as: UTF8.self),
-                           provider.offerCreatedJSON(offer).serialized())
+            let bytes = provider.offerCreatedBody(offer)
+            let body = try JSONValue.parse(bytes)
+            var expected: [String: JSONValue] = [
+                "offer_id": .string(offer.id),
+                "credential_offer": try JSONValue.parse(provider.credentialOfferBody(offer)),
+                "credential_offer_uri": .string(provider.urls.credentialOffer(offer.id)),
+                "offer_url": .string(provider.offerURL(offer)),
+                "offer_url_by_value": .string(provider.offerURL(offer, byValue: true)),
+                "qr_png": .string(provider.urls.offerQRPNG(offer.id)),
+                "qr_svg": .string(provider.urls.offerQRSVG(offer.id)),
+                "offer_page": .string(provider.urls.offerPage(offer.id)),
+                "expires_at": .int(offer.expiresAt),
+            ]
+            if let tx = offer.txCode { expected["tx_code"] = .string(tx) }
+            XCTAssertEqual(body, .object(expected))
+            XCTAssertEqual(bytes, body.bytes, "members sorted")
+            let credentialOffer = provider.credentialOfferBody(offer)
+            XCTAssertEqual(credentialOffer, try JSONValue.parse(credentialOffer).bytes, "members sorted")
+            XCTAssertEqual(try JSONValue.parse(credentialOffer)["credential_configuration_ids"], JSONValue(offer.credentialConfigurationIDs))
         }
-        // A value that needs escapes is escaped as the writer does it.
-        let odd = Offer(id: "a\"b\\c\u{1}", personaID: "erika", credentialConfigurationIDs: ["x\ny", "é"], grant: .preAuthorizedCode,
-                        preAuthorizedCode: "p\"q", txCode: "123456", issuerState: nil, createdAt: 1, expiresAt: 2)
-        XCTAssertEqual(provider.credentialOfferBytes(odd), provider.credentialOfferJSON(odd).bytes)
-        XCTAssertEqual(provider.offerCreatedBytes(odd), provider.offerCreatedJSON(odd).bytes)
     }
 
     func testOfferURLByReferenceAndByValue() throws {
@@ -169,8 +183,8 @@ final class OfferTests: XCTestCase {
         let byValue = provider.offerURL(offer, byValue: true)
         let query = try XCTUnwrap(byValue.split(separator: "?", maxSplits: 1).last)
         let value = try Parameters(encoded: String(query)).single("credential_offer")
-        XCTAssertEqual(try JSONValue.parse(value), provider.credentialOfferJSON(offer))
-        XCTAssertEqual(byValue, URLEncoding.appendingQuery([("credential_offer", provider.credentialOfferJSON(offer).serialized())],
+        XCTAssertEqual(try JSONValue.parse(value), try JSONValue.parse(provider.credentialOfferBody(offer)))
+        XCTAssertEqual(byValue, URLEncoding.appendingQuery([("credential_offer", String(decoding: provider.credentialOfferBody(offer), as: UTF8.self))],
                                                            to: "openid-credential-offer://"))
     }
 }

@@ -25,9 +25,9 @@ final class OrderedIdentifierTests: XCTestCase {
         for value in [offer.id, code] {
             XCTAssertTrue(PIDProvider.hasOrderedPrefix(value, length: value.utf8.count), value)
         }
-        let body = try provider.tokenResponse(
+        let body = try JSONValue.parse(provider.tokenResponse(
             Parameters(pairs: [("grant_type", PIDProvider.preAuthorizedGrantType), ("pre-authorized_code", code)]),
-            client: ClientIdentity(clientID: nil, attested: false), dpop: nil)
+            client: ClientIdentity(clientID: nil, attested: false), dpop: nil))
         let token = try XCTUnwrap(body["access_token"]?.stringValue)
         XCTAssertEqual(token.utf8.count, 55)
         // Stored under its time prefix and the hash of the whole token: nothing a client could present.

@@ -19,22 +19,20 @@ import Darwin
 ///
 /// An answer is kept from the second time its URL is answered within a second, not the first:
 /// a thread remembers the hashes of the URLs it answered lately (a direct-mapped table). A URL
-/// asked for once, such as a `fetch` about one of 100,000 leaves, then costs no entry, which
-/// was 3,800 instructions of a 42,700-instruction request (callgrind, 2026-11-25) and a
-/// megabyte of MHD responses per thread churned through the heap every thousand requests.
+/// asked for once, such as a `fetch` about one of 100,000 leaves, then costs no entry (a
+/// prepared MHD response made and freed for nothing, a megabyte of them per thread churned
+/// through the heap every thousand requests).
 ///
 /// Each worker thread keeps its own memo with its own copy of every MHD response, so a hit
 /// touches no memory another core writes: no lock, no shared reference count. Only `clear()`
-/// is shared, as a generation number the threads compare before each lookup. Measured against
-/// one memo under the read-write lock (8 alternating pairs of 5 s wrk runs, 2 cores, 2026-11-23):
-/// the median paired ratio was 1.035 for the entity configuration and for fetch, in a noisy
-/// range (0.75–1.29); kept because the entity configuration sits 1.5 points above its 80% goal.
+/// is shared, as a generation number the threads compare before each lookup. The memo is what
+/// keeps the hot federation URLs near the bare libmicrohttpd ceiling: without it they answer
+/// markedly fewer requests (docs/performance.md, 2026-11-27).
 final class ResponseMemo: @unchecked Sendable {
     /// Hashed once, as bytes: the per-thread table and the table of requests answered once both
-    /// use `fieldsHash`, where a `Dictionary` keyed by the five strings hashed them again for
-    /// every lookup and insertion (~1,600 instructions a request, memo hits included;
-    /// callgrind, 2026-11-25). A class, so that handing it on (to the handler's
-    /// completion, to `store`) retains one object instead of five strings (~1,000 more).
+    /// use `fieldsHash`, where a `Dictionary` keyed by the five strings would hash them again
+    /// for every lookup and insertion, memo hits included. A class, so that handing it on (to
+    /// the handler's completion, to `store`) retains one object instead of five strings.
     final class Key: Hashable, Sendable {
         let path: String
         let query: String?
@@ -56,8 +54,7 @@ final class ResponseMemo: @unchecked Sendable {
 
         /// A field's bytes, then a byte no header or path contains (0xFF for an absent one). The
         /// hasher is passed inout rather than captured by a local function: captured, every
-        /// call paid a dynamic exclusivity check (swift_beginAccess); the key cost 1,582
-        /// instructions, now 1,178 (callgrind_fetch.sh, 2026-11-25).
+        /// call pays a dynamic exclusivity check (swift_beginAccess).
         private static func add(_ field: String?, to hasher: inout Hasher) {
             if let field { MountTable.withBytes(field) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) } }
             hasher.combine(field == nil ? UInt8(0xFF) : 0)
@@ -78,8 +75,8 @@ final class ResponseMemo: @unchecked Sendable {
     }
 
     /// One thread's, and only ever used on that thread, so its fields skip the runtime's
-    /// exclusivity checks (`@exclusivity(unchecked)`): checked, each access cost ~78 instructions,
-    /// five a cached `fetch` (callgrind_fetch.sh, 2026-11-25).
+    /// exclusivity checks (`@exclusivity(unchecked)`), which no other thread could trip and
+    /// which a hit would otherwise pay on every field it reads.
     private final class ThreadMemo {
         @exclusivity(unchecked) var generation: UInt64
         @exclusivity(unchecked) private(set) var entries: [Key: Entry] = [:]

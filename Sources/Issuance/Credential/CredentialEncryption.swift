@@ -87,10 +87,9 @@ extension PIDProvider {
     }
 
     /// The answer as JSON, or encrypted to the wallet's key: a JWE whose `kid` is the key's
-    /// (when it has one) and whose plaintext is the JSON response (§10).
-    func credentialEndpointResponse(_ json: JSONValue, status: Int, encryption: ResponseEncryption?) throws(IssuanceError)
+    /// (when it has one) and whose plaintext is the JSON response (§10). `body` is the JSON text.
+    func credentialEndpointResponse(_ body: [UInt8], status: Int, encryption: ResponseEncryption?) throws(IssuanceError)
         -> CredentialEndpointResponse {
-        let body = Self.credentialsBody(json)
         guard let encryption else {
             return CredentialEndpointResponse(status: status, contentType: "application/json", body: body)
         }
@@ -100,38 +99,6 @@ extension PIDProvider {
         } catch {
             throw IssuanceError(.invalidEncryptionParameters, "cannot encrypt to the given key: \(error)")
         }
-    }
-
-    /// The JSON writer's bytes for `json` (`json.bytes`), written directly when it is the usual
-    /// `{"credentials":[{"credential":"…"},…],"notification_id":"…"}`: each credential string
-    /// (a compact SD-JWT or a base64url mdoc, kilobytes) still goes through the writer's string
-    /// encoding, which checks it for characters needing an escape before copying it whole, but
-    /// no dictionaries are rebuilt around markers to splice it in (as an earlier splicer did:
-    /// 54,000 instructions per SD-JWT credential response): 2,932,591 to 2,901,648 instructions
-    /// per SD-JWT flow (callgrind, issuance-callgrind.sh).
-    static func credentialsBody(_ json: JSONValue) -> [UInt8] {
-        guard case .object(let members) = json, members.count == 2, case .array(let credentials)? = members["credentials"],
-              case .string(let notificationID)? = members["notification_id"] else { return json.bytes }
-        var strings: [String] = []
-        strings.reserveCapacity(credentials.count)
-        for credential in credentials {
-            guard case .object(let object) = credential, object.count == 1, case .string(let text)? = object["credential"] else {
-                return json.bytes
-            }
-            strings.append(text)
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(strings.reduce(64 + notificationID.utf8.count) { $0 + $1.utf8.count + 20 })
-        out += #"{"credentials":["#.utf8
-        for (i, text) in strings.enumerated() {
-            out += (i == 0 ? #"{"credential":"# : #",{"credential":"#).utf8
-            JSONValue.encodeString(text, appendingTo: &out)
-            out.append(UInt8(ascii: "}"))
-        }
-        out += #"],"notification_id":"#.utf8
-        JSONValue.encodeString(notificationID, appendingTo: &out)
-        out.append(UInt8(ascii: "}"))
-        return out
     }
 
     static func parseJSONObject(_ bytes: [UInt8]) throws(IssuanceError) -> JSONValue {

@@ -30,13 +30,13 @@ extension PIDProvider {
             let id = try openTransaction(grant: grant, configuration: credentialConfiguration, keys: proofs.map(\.key),
                                          attesters: proofs.map(\.attester), claim: consumeNonces)
             return try credentialEndpointResponse(
-                ["transaction_id": .string(id), "interval": .int(configuration.deferredInterval)], status: 202,
+                JSONValue.object(["transaction_id": .string(id), "interval": .int(configuration.deferredInterval)]).bytes, status: 202,
                 encryption: request.responseEncryption)
         }
         let issued = try issueCredentials(persona: persona, configuration: credentialConfiguration, keys: proofs.map(\.key),
                                           thumbprints: proofs.map(\.thumbprint), publicKeys: proofs.map(\.publicKey),
                                           attesters: proofs.map(\.attester), claim: consumeNonces)
-        return try credentialEndpointResponse(issued, status: 200, encryption: request.responseEncryption)
+        return try credentialEndpointResponse(issued.bytes, status: 200, encryption: request.responseEncryption)
     }
 
     /// §8.2: `credential_identifier` exactly when the token response carried
@@ -85,7 +85,7 @@ extension PIDProvider {
     /// `publicKeys` the keys as the proofs' verification imported them (nil where it did not).
     func issueCredentials(persona: Persona, configuration credentialConfiguration: CredentialConfiguration, keys holderKeys: [JWK],
                           thumbprints: [String]? = nil, publicKeys: [PublicKey?]? = nil, attesters: [Attester?]? = nil, claim: ((Database) throws -> Void)? = nil,
-                          undo: (() -> Void)? = nil) throws(IssuanceError) -> JSONValue {
+                          undo: (() -> Void)? = nil) throws(IssuanceError) -> CredentialResponseBody {
         let now = clock.now()
         let expiresAt = now + configuration.credentialLifetime
         let notificationID = Self.orderedToken(bytes: 16)
@@ -117,19 +117,46 @@ extension PIDProvider {
             logger.error("cannot record issued credentials: \(error)")
             throw .serverError("the credential store failed")
         }
-        var credentials: [JSONValue] = []
+        var credentials: [String] = []
+        credentials.reserveCapacity(records.count)
         do throws(IssuanceError) {
             for (i, (key, record)) in zip(holderKeys, records).enumerated() {
                 let credential = try issueCredential(
                     persona: persona, configuration: credentialConfiguration, holderKey: key, holderPublicKey: publicKeys?[i] ?? nil,
                     status: StatusReference(index: record.statusIndex, uri: record.statusURI), issuedAt: now, expiresAt: expiresAt)
-                credentials.append(["credential": .string(credential)])
+                credentials.append(credential)
             }
         } catch {
             try? IssuedCredentialRepository(database: database).delete(ids: records.map(\.id))
             undo?()
             throw error
         }
-        return ["credentials": .array(credentials), "notification_id": .string(notificationID)]
+        return CredentialResponseBody(credentials: credentials, notificationID: notificationID)
+    }
+}
+
+/// The Credential Response (OpenID4VCI 1.0 §8.3): `{"credentials":[{"credential":…},…],
+/// "notification_id":…}`, written once through the JSON writer (members sorted, as a `JSONValue`
+/// would give them). Sent on every issuance, and each credential (a compact SD-JWT or a base64url
+/// mdoc) is kilobytes long: the writer checks it for escapes a word at a time and copies it
+/// whole, with no dictionaries built around it.
+struct CredentialResponseBody {
+    let credentials: [String]
+    let notificationID: String
+
+    var bytes: [UInt8] {
+        var out = JSONWriter(capacity: credentials.reduce(64 + notificationID.utf8.count) { $0 + $1.utf8.count + 20 })
+        out.openObject()
+        out.name("credentials")
+        out.openArray()
+        for credential in credentials {
+            out.openObject()
+            out.member("credential", credential)
+            out.closeObject()
+        }
+        out.closeArray()
+        out.member("notification_id", notificationID)
+        out.closeObject()
+        return out.bytes
     }
 }

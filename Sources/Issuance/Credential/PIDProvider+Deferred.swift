@@ -52,7 +52,8 @@ extension PIDProvider {
         }
         if now < transaction.readyAt {
             return try credentialEndpointResponse(
-                ["transaction_id": .string(transaction.id), "interval": .int(max(1, transaction.readyAt - now))], status: 202,
+                JSONValue.object(["transaction_id": .string(transaction.id), "interval": .int(max(1, transaction.readyAt - now))]).bytes,
+                status: 202,
                 encryption: request.responseEncryption)
         }
         let (persona, credentialConfiguration, holderKeys, attesters) = try deferredRequest(transaction)
@@ -65,7 +66,7 @@ extension PIDProvider {
                 }
             },
             undo: { try? repository.reopen(issuer: self.issuer, id: transaction.id) })
-        return try credentialEndpointResponse(issued, status: 200, encryption: request.responseEncryption)
+        return try credentialEndpointResponse(issued.bytes, status: 200, encryption: request.responseEncryption)
     }
 
     /// What the stored request names, checked again: the configuration or persona may have

@@ -59,7 +59,7 @@ extension IssuanceRoutes {
                 try provider.verifyDPoPProof(proof, method: "POST", url: provider.urls.token, nonce: .required)
             }
             let client = try Self.authenticatedClient(provider, request, form)
-            let body = try provider.tokenResponseBytes(form, client: client, dpop: dpop)
+            let body = try provider.tokenResponse(form, client: client, dpop: dpop)
             let response = HTTPResponse(status: .ok, headers: [(name: "Content-Type", value: "application/json")], body: body)
             // A fresh nonce with every DPoP answer saves the wallet a round trip next time (§8.2).
             return dpop == nil ? response : response.adding(header: "DPoP-Nonce", provider.dpopNonce())

@@ -15,14 +15,15 @@ extension IssuanceRoutes {
             let offer = try provider.createOffer(OfferRequest.parse(try request.jsonBody()))
             return HTTPResponse(status: .created, headers: [(name: "Content-Type", value: "application/json"),
                                                             (name: "Location", value: provider.urls.credentialOffer(offer.id))],
-                                body: provider.offerCreatedBytes(offer))
+                                body: provider.offerCreatedBody(offer))
         }
 
         // §4.1.3: the wallet dereferences credential_offer_uri with GET and gets the JSON. Any
         // origin may read it (a web wallet too), but nothing may cache it: it carries a code.
         router.get("/offers/{id}/credential-offer") { _, _, parameters in
             let offer = try Self.existingOffer(provider, parameters)
-            return HTTPResponse.json(provider.credentialOfferJSON(offer)).adding(header: "Cache-Control", "no-store")
+            return HTTPResponse(status: .ok, headers: [(name: "Content-Type", value: "application/json")],
+                                body: provider.credentialOfferBody(offer)).adding(header: "Cache-Control", "no-store")
         }
         router.get("/offers/{id}/qr.png") { _, _, parameters in
             let offer = try Self.existingOffer(provider, parameters)

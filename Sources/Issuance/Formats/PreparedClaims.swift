@@ -8,25 +8,24 @@ import Support
 /// the claims (with the day's administrative dates and ages), the SD-JWT VC disclosure plan or
 /// the mdoc elements (the portrait already decoded from its data URL), and the token
 /// response's preview. Salts, decoys, keys, status and the technical validity stay per
-/// issuance. Building these on every token response (preview) and credential cost about
-/// 230,000 instructions per SD-JWT flow and 350,000 per mdoc flow (the portrait decoded from
-/// base64 twice and re-encoded for the preview) in the PID Provider's benchmark (callgrind).
+/// issuance. Prepared once rather than on every token response (preview) and credential, where
+/// the portrait alone was decoded from base64 twice and re-encoded for the preview
+/// (docs/performance.md).
 struct PreparedClaims: Sendable {
     /// SD-JWT VC claim name → value, without `vct` and the technical claims.
     let claims: [String: JSONValue]
     /// `claims` with every claim selectively disclosable (`PIDClaimSet.disclosurePlan`),
-    /// compiled for the SD-JWT issuer (or why they cannot be); dc+sd-jwt only. Compiled per
-    /// credential they cost 158,000 instructions per SD-JWT flow (callgrind, see
-    /// `SDJWTPayloadTemplate`). Compiling them per credential (walking, copying and serializing ~35
-    /// claims) was ~300,000 instructions of each SD-JWT credential request (callgrind).
+    /// compiled for the SD-JWT issuer (or why they cannot be); dc+sd-jwt only. Compiled once, not
+    /// per credential: that walks, copies and serializes ~35 claims each time (see
+    /// `SDJWTPayloadTemplate`).
     let sdJWTPayload: Result<SDJWTPayloadTemplate, SDJWTError>?
     /// The mdoc elements in the Rulebook's table order, their values encoded, by nameSpace (the
     /// docType's and the domestic one); mso_mdoc only.
     let mdocElements: [String: [IssuerSignedElement]]
-    /// `credential_previews[].claims` of the token response (see `credentialClaims`), with its
+    /// `credential_previews[].claims` of the token response (see `credentialClaims`), and its
     /// JSON text, serialized once here rather than in every token response (see JSONFragment).
+    let preview: JSONValue
     let previewFragment: JSONFragment
-    var preview: JSONValue { previewFragment.value }
 
     /// `domesticNameSpace`: where an mdoc's national additions go (`IssuerConfiguration.domesticNameSpace`).
     init(_ set: PIDClaimSet, configuration: CredentialConfiguration, domesticNameSpace: String) {
@@ -38,12 +37,14 @@ struct PreparedClaims: Sendable {
             mdocElements = [:]
             var previewClaims = set.claims
             previewClaims["vct"] = .string(configuration.type)
-            previewFragment = JSONFragment(.object(previewClaims))
+            preview = .object(previewClaims)
+            previewFragment = JSONFragment(preview)
         case .mdoc:
             sdJWTPayload = nil
             mdocElements = set.mdocNameSpaces(main: configuration.type, domestic: domesticNameSpace)
                 .mapValues { $0.map { IssuerSignedElement(identifier: $0.identifier, value: $0.value) } }
-            previewFragment = JSONFragment(.object(set.mdocPreview(main: configuration.type, domestic: domesticNameSpace)))
+            preview = .object(set.mdocPreview(main: configuration.type, domestic: domesticNameSpace))
+            previewFragment = JSONFragment(preview)
         }
     }
 }

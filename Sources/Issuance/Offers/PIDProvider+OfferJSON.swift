@@ -4,61 +4,40 @@ import Support
 /// The offer as JSON: the Credential Offer object (OpenID4VCI 1.0 §4.1.1), the wallet's deep
 /// links (§4.1) and the admin API's 201 body.
 ///
-/// Each exists twice: as a `JSONValue` (what tests and the pages read) and as bytes written
-/// member by member in the serializer's order (sorted keys, `JSONValue.encodeString` for every
-/// string), which the admin API sends. Building the dictionaries, serializing the offer twice
-/// (once inside the by-value link) and then the whole body cost 99,000 instructions per admin
-/// offer, half of the request (callgrind, issuance-callgrind.sh); the bytes cost 43,000. A test
-/// holds the two forms byte-identical for every kind of offer.
+/// Each body is written once, through the JSON writer, with members in sorted order (the bytes a
+/// `JSONValue` would give). An admin offer is made for every issuance a tester scripts, and the
+/// offer object goes into its body twice (as itself and inside the by-value link), so it is
+/// written once and copied, with no dictionaries built around it.
 extension PIDProvider {
-    /// The Credential Offer object (OpenID4VCI 1.0 §4.1.1).
-    public func credentialOfferJSON(_ offer: Offer) -> JSONValue {
-        var grant: [String: JSONValue] = [:]
-        if let code = offer.preAuthorizedCode {
-            grant["pre-authorized_code"] = .string(code)
-            if let tx = offer.txCode {
-                grant["tx_code"] = [
-                    "length": JSONValue(tx.count), "input_mode": "numeric",
-                    "description": .string(Self.txCodeDescription(length: tx.count)),
-                ]
-            }
-        }
-        if let state = offer.issuerState { grant["issuer_state"] = .string(state) }
-        return [
-            "credential_issuer": .string(issuer),
-            "credential_configuration_ids": JSONValue(offer.credentialConfigurationIDs),
-            "grants": .object([offer.grant.grantTypeURI: .object(grant)]),
-        ]
-    }
+    /// The Credential Offer object (OpenID4VCI 1.0 §4.1.1), as sent.
+    public func credentialOfferBody(_ offer: Offer) -> [UInt8] { credentialOfferFragment(offer).text }
 
-    /// `credentialOfferJSON(offer).bytes`, written directly.
-    public func credentialOfferBytes(_ offer: Offer) -> [UInt8] {
-        var out = JSONBytes(capacity: 256 + issuer.utf8.count)
-        out.open()
-        out.member("credential_configuration_ids")
-        out.stringArray(offer.credentialConfigurationIDs)
+    private func credentialOfferFragment(_ offer: Offer) -> JSONFragment {
+        var out = JSONWriter(capacity: 256 + issuer.utf8.count)
+        out.openObject()
+        out.member("credential_configuration_ids", strings: offer.credentialConfigurationIDs)
         out.member("credential_issuer", issuer)
-        out.member("grants")
-        out.open()
-        out.member(offer.grant.grantTypeURI)
-        out.open()
+        out.name("grants")
+        out.openObject()
+        out.name(offer.grant.grantTypeURI)
+        out.openObject()
         // Sorted: issuer_state < pre-authorized_code < tx_code.
         if let state = offer.issuerState { out.member("issuer_state", state) }
         if let code = offer.preAuthorizedCode {
             out.member("pre-authorized_code", code)
             if let tx = offer.txCode {
-                out.member("tx_code")
-                out.open()
+                out.name("tx_code")
+                out.openObject()
                 out.member("description", Self.txCodeDescription(length: tx.count))
                 out.member("input_mode", "numeric")
-                out.member("length", Int64(tx.count))
-                out.close()
+                out.member("length", tx.count)
+                out.closeObject()
             }
         }
-        out.close()
-        out.close()
-        out.close()
-        return out.bytes
+        out.closeObject()
+        out.closeObject()
+        out.closeObject()
+        return JSONFragment(out)
     }
 
     private static func txCodeDescription(length: Int) -> String {
@@ -68,7 +47,7 @@ extension PIDProvider {
     /// The wallet's deep link (§4.1): by reference (`credential_offer_uri`, what the QR codes
     /// carry, short enough to scan) or by value (`credential_offer`, the JSON itself).
     public func offerURL(_ offer: Offer, byValue: Bool = false) -> String {
-        byValue ? offerURL(byValue: credentialOfferBytes(offer)) : offerURL(uri: urls.credentialOffer(offer.id))
+        byValue ? offerURL(byValue: credentialOfferBody(offer)) : offerURL(uri: urls.credentialOffer(offer.id))
     }
 
     /// The link to `uri`: what `appendingQuery` makes of the scheme-only target (no query yet,
@@ -92,42 +71,23 @@ extension PIDProvider {
 
     /// The admin API's 201 body: the offer, its URLs and, when it has one, the tx_code (the
     /// tester must pass it to the wallet out of band, §4.1.1).
-    public func offerCreatedJSON(_ offer: Offer) -> JSONValue {
-        var body: [String: JSONValue] = [
-            "offer_id": .string(offer.id),
-            "credential_offer": credentialOfferJSON(offer),
-            "credential_offer_uri": .string(urls.credentialOffer(offer.id)),
-            "offer_url": .string(offerURL(offer)),
-            "offer_url_by_value": .string(offerURL(offer, byValue: true)),
-            "qr_png": .string(urls.offerQRPNG(offer.id)),
-            "qr_svg": .string(urls.offerQRSVG(offer.id)),
-            "offer_page": .string(urls.offerPage(offer.id)),
-            "expires_at": .int(offer.expiresAt),
-        ]
-        if let tx = offer.txCode { body["tx_code"] = .string(tx) }
-        return .object(body)
-    }
-
-    /// `offerCreatedJSON(offer).bytes`, written directly (the offer object made once for both
-    /// its places).
-    public func offerCreatedBytes(_ offer: Offer) -> [UInt8] {
-        let offerJSON = credentialOfferBytes(offer)
+    public func offerCreatedBody(_ offer: Offer) -> [UInt8] {
+        let offerJSON = credentialOfferFragment(offer)
         let uri = urls.credentialOffer(offer.id)
-        var out = JSONBytes(capacity: 3 * offerJSON.count + 8 * issuer.utf8.count + 512)
-        out.open()
-        // Sorted by key, as the serializer writes them.
-        out.member("credential_offer")
-        out.raw(offerJSON)
+        var out = JSONWriter(capacity: 3 * offerJSON.text.count + 8 * issuer.utf8.count + 512)
+        out.openObject()
+        // Sorted by key.
+        out.member("credential_offer", offerJSON)
         out.member("credential_offer_uri", uri)
         out.member("expires_at", offer.expiresAt)
         out.member("offer_id", offer.id)
         out.member("offer_page", urls.offerPage(offer.id))
         out.member("offer_url", offerURL(uri: uri))
-        out.member("offer_url_by_value", offerURL(byValue: offerJSON))
+        out.member("offer_url_by_value", offerURL(byValue: offerJSON.text))
         out.member("qr_png", urls.offerQRPNG(offer.id))
         out.member("qr_svg", urls.offerQRSVG(offer.id))
         if let tx = offer.txCode { out.member("tx_code", tx) }
-        out.close()
+        out.closeObject()
         return out.bytes
     }
 }
