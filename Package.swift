@@ -86,13 +86,23 @@ let package = Package(
             "StatusList", "Store", "Support",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The mock Wallet Provider (issue 20): instances, device key attestations, wallet and key attestations.
+        .target(name: "WalletProvider", dependencies: [
+            "CBOR", "COSE", "Cryptography", "HTTP", "JOSE", "JSON", "MDoc", "OAuth", "Pages", "SDJWT", "Store", "Support",
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "WalletProviderTests", dependencies: [
+            "WalletProvider", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "OAuth", "Store", "Support", "TestSupport",
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ]),
         // The federation explorer: HTML pages over the running federation (issue 19).
         .target(name: "Explorer", dependencies: [
             "Federation", "HTTP", "JOSE", "JSON", "Pages", "Cryptography", "Support",
         ]),
         .testTarget(name: "ExplorerTests", dependencies: ["Explorer", "Federation", "HTTP", "JOSE", "JSON", "Support"]),
         .target(name: "Trustbed", dependencies: [
-            "Explorer", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
+            "Explorer", "WalletProvider", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "trustbed", dependencies: [

@@ -1,0 +1,6 @@
+import WalletProvider
+import XCTest
+
+final class WalletProviderSmokeTests: XCTestCase {
+    func testModuleLinks() { XCTAssertNotNil(WalletProviderModule.self) }
+}
