@@ -21,6 +21,8 @@ enum ChainPage {
         .step{display:inline-block;margin:.1rem .25rem .1rem 0;font-size:.85rem}
         .step.changed-step{font-weight:700;color:#7d4e00}
         .level{margin:.2rem 0}
+        .chain dl{display:block}.chain dt{overflow-wrap:anywhere;margin-top:.3rem}.chain dd{margin:0 0 .2rem}
+        .chain{min-width:0}.chain pre{max-width:100%}
         .check.failed{color:#a40e26;font-weight:600}
         form label{display:block}
         .external{font-size:.75rem;color:#57606a}
