@@ -301,10 +301,11 @@ def test_chromium_leaf_from_the_intermediates_list(fed):
         link.click()
         assert driver.current_url.endswith(q(fed.id("relying-party")))
         assert fed.id("relying-party") in driver.find_element(By.TAG_NAME, "h1").text
+        driver.save_screenshot(str(artifacts() / "entity-leaf-from-intermediate.png"))
         driver.find_element(By.XPATH, "//summary[text()='raw JWT']").click()
         raw = driver.find_element(By.TAG_NAME, "textarea").get_attribute("value")
         assert raw.count(".") == 2
-        driver.save_screenshot(str(artifacts() / "entity-leaf-from-intermediate.png"))
+        driver.save_screenshot(str(artifacts() / "entity-leaf-raw-jwt.png"))
     finally:
         driver.quit()
 
