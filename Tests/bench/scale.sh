@@ -326,6 +326,26 @@ row "slow resolves ending in a JSON error" "$json_errors/$total" "$total/$total"
     "$verdict (slowest $(printf '%.1f' "$slowest") s; HTTP$(printf '%s\n' $codes | sort | uniq -c | awk '{ printf " %sx%s", $1, $2 }'))"
 [ "$still" -gt 0 ] || echo "  note: no resolve was still waiting while /health was measured; the comparison proves little"
 
+# --- explorer: an intermediate's entity page (issue 19 item 8) -------------------------------
+# GET /explorer/entity?id=<int-0>, a superior of BENCH_ENTITIES/100 leaves (1,000 at 100,000):
+# its configuration decoded and its signature checked, and one page (100) of its subordinates,
+# each statement from the signed-statement cache as fetch serves it (never all 1,000 signed per
+# view). One warm-up request, then the median of 20 sequential ones, as curl times them.
+echo
+explorer_url="$base/explorer/entity?id=$base/int-0"
+curl -s -o "$tmp/explorer-entity.html" --max-time 30 "$explorer_url" || true
+explorer_ms="" explorer_errs=0
+for _ in $(seq 1 20); do
+    read -r code took < <(curl -s -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 30 "$explorer_url" || echo "000 0")
+    if [ "$code" = 200 ]; then explorer_ms+=" $(awk -v t="$took" 'BEGIN { printf "%.1f", t * 1000 }')"; else explorer_errs=$((explorer_errs + 1)); fi
+done
+shown=$(grep -o '[0-9]*–[0-9]* of [0-9]*' "$tmp/explorer-entity.html" | head -1 || true)
+# shellcheck disable=SC2086
+explorer_median=$(median $explorer_ms)
+explorer_result=$(judge "${explorer_median:--}" "<=" 50)
+[ "$explorer_errs" -gt 0 ] && explorer_result="MISS ($explorer_errs non-200)"
+row "explorer entity page of int-0 (ms, median)" "${explorer_median:--}" "<=50" "$explorer_result (subordinates ${shown:-?})"
+
 stop_server
 echo "$misses" >"$out/misses"
 echo "scale scenarios: $misses goal(s) missed or not measured"
