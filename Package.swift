@@ -90,7 +90,7 @@ let package = Package(
         .target(name: "Explorer", dependencies: [
             "Federation", "HTTP", "JOSE", "JSON", "Pages", "Cryptography", "Support",
         ]),
-        .testTarget(name: "ExplorerTests", dependencies: ["Explorer", "Federation", "HTTP", "JOSE", "JSON", "Support"]),
+        .testTarget(name: "ExplorerTests", dependencies: ["Explorer", "Federation", "HTTP", "JOSE", "JSON", "Store", "Support"]),
         .target(name: "Trustbed", dependencies: [
             "Explorer", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
             .product(name: "Logging", package: "swift-log"),
