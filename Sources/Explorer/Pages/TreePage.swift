@@ -4,6 +4,8 @@
 enum TreePage {
     static func render(_ level: TreeLevel) -> String {
         var subject = TreeNodeView.context(level.node)
+        // The page is already this node's level: no link to itself.
+        subject["superior"] = false
         subject["path"] = level.path.map { ["name": $0.name, "treeHref": TreeNodeView.treeHref($0.entityID)] }
         subject["children"] = level.children.map { TreeNodeView.context($0) }
         subject["total"] = level.total
