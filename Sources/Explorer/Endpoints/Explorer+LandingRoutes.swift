@@ -8,9 +8,6 @@ extension Explorer {
         let tree = self.tree
         // Built on the first search, kept for this host (see EntitySearch).
         let search = EntitySearch(tree: tree)
-        // The picture only changes with the host, and at 100,000 entities drawing it means
-        // visiting every leaf: drawn once on first request.
-        let picture = Locked<[UInt8]?>(nil)
 
         router.get("/explorer/tree", policy: .html) { _, request, _ in
             let parameters = request.parameters
@@ -46,21 +43,21 @@ extension Explorer {
         }
 
         router.get("/explorer/graph.svg", policy: .html) { _, _, _ in
-            let body: [UInt8]
-            if let drawn = picture.current {
-                body = drawn
-            } else {
-                body = Array(GraphSVG.render(FederationGraph(tree: tree)).utf8)
-                picture.withLock { $0 = $0 ?? body }
-            }
+            // The picture only changes with the host, and at 100,000 entities drawing it means
+            // visiting every leaf: drawn once, on first request.
+            let body = tree.rendered("graph.svg") { Array(GraphSVG.render(FederationGraph(tree: tree)).utf8) }
             return HTTPResponse(status: .ok, headers: [(name: "Content-Type", value: "image/svg+xml; charset=utf-8")], body: body)
         }
     }
 
     /// The answer of `/` for a browser (see `prefersHTML`): the landing page. The server's root
     /// route negotiates and delegates here; `Vary: Accept` because the same URL also answers JSON.
+    /// The page depends on the host alone (declared trust marks, not their live status), so it
+    /// is rendered once per host and kept with the tree.
     public func landingPage() -> HTTPResponse {
-        HTTPResponse.html(LandingPage.render(tree: tree)).adding(header: "Vary", "Accept").applying(.html)
+        let page = tree.rendered("landing") { Array(LandingPage.render(tree: tree).utf8) }
+        return HTTPResponse(status: .ok, headers: [(name: "Content-Type", value: "text/html; charset=utf-8"), (name: "Vary", value: "Accept")],
+                            body: page).applying(.html)
     }
 
     /// Whether `accept` (an `Accept` header, RFC 9110 §12.5.1) asks for HTML before JSON:

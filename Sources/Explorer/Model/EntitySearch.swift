@@ -20,20 +20,23 @@ public final class EntitySearch: Sendable {
     /// Longer queries are refused: nothing here has names that long, and a page echoes it.
     public static let maxQueryLength = 256
 
-    private let index = Locked<[Entry]?>(nil)
+    private let index = Locked<Index?>(nil)
 
     public init(tree: FederationTree) { self.tree = tree }
 
-    struct Entry: Sendable {
-        let entityID: String
-        /// name, entity ID and organization name, lower-cased, separated by NUL so that no match
-        /// spans two of them.
-        let haystack: [UInt8]
+    /// Every entity's haystack (name, entity ID and organization name, lower-cased, separated
+    /// by NUL so that no match spans two of them) in one buffer, in entity ID order: at 100,000
+    /// entities an array per entity would cost megabytes of headers alone.
+    struct Index: Sendable {
+        var entityIDs: [String] = []
         /// The superior that declares a remote entity, for its node's entity types.
-        let declaredBy: String?
+        var declaredBy: [String?] = []
+        var text: [UInt8] = []
+        /// Where each entity's haystack ends in `text` (it starts where the previous one ends).
+        var ends: [Int] = []
     }
 
-    private var entries: [Entry] {
+    private var built: Index {
         if let done = index.current { return done }
         let made = Self.build(tree.host)
         index.withLock { if $0 == nil { $0 = made } }
@@ -42,15 +45,15 @@ public final class EntitySearch: Sendable {
 
     /// Hosted entities, and the other servers' entities hosted superiors declare as subordinates
     /// (by entity ID only: their names and metadata are not here without a fetch).
-    private static func build(_ host: FederationHost) -> [Entry] {
-        var out: [Entry] = []
-        out.reserveCapacity(host.entities.count)
+    private static func build(_ host: FederationHost) -> Index {
+        var rows: [(id: String, haystack: String, declaredBy: String?)] = []
+        rows.reserveCapacity(host.entities.count)
         for entity in host.entities.values {
             var text = entity.name.lowercased() + "\u{0}" + entity.entityID.lowercased()
             if let org = entity.metadata["federation_entity"]?["organization_name"]?.stringValue {
                 text += "\u{0}" + org.lowercased()
             }
-            out.append(Entry(entityID: entity.entityID, haystack: Array(text.utf8), declaredBy: nil))
+            rows.append((entity.entityID, text, nil))
         }
         var remote: [String: String] = [:]
         for (superior, subordinates) in host.subordinatesBySuperior {
@@ -59,10 +62,19 @@ public final class EntitySearch: Sendable {
                 remote[id] = superior
             }
         }
-        for (id, superior) in remote {
-            out.append(Entry(entityID: id, haystack: Array(id.lowercased().utf8), declaredBy: superior))
+        for (id, superior) in remote { rows.append((id, id.lowercased(), superior)) }
+        rows.sort { FederationTree.precedes($0.id, $1.id) }
+        var index = Index()
+        index.entityIDs.reserveCapacity(rows.count)
+        index.declaredBy.reserveCapacity(rows.count)
+        index.ends.reserveCapacity(rows.count)
+        for row in rows {
+            index.entityIDs.append(row.id)
+            index.declaredBy.append(row.declaredBy)
+            index.text.append(contentsOf: row.haystack.utf8)
+            index.ends.append(index.text.count)
         }
-        return out.sorted { FederationTree.precedes($0.entityID, $1.entityID) }
+        return index
     }
 
     /// The page of matches for `query` starting at `offset`. An empty (or all-space) query
@@ -70,20 +82,23 @@ public final class EntitySearch: Sendable {
     public func search(_ query: String, offset: Int, limit: Int = FederationTree.pageLimit) -> SearchResults {
         let needle = Array(query.trimmingSpaces.lowercased().utf8).filter { $0 != 0 }
         guard !needle.isEmpty else { return SearchResults(query: query, matches: [], offset: 0, limit: limit, total: 0) }
+        let index = built
         var total = 0
-        var page: [Entry] = []
+        var page: [Int] = []
         needle.withUnsafeBytes { n in
-            for entry in entries {
-                let found = entry.haystack.withUnsafeBytes { h in
-                    Self.contains(h, n)
+            index.text.withUnsafeBytes { all in
+                var start = 0
+                for (i, end) in index.ends.enumerated() {
+                    defer { start = end }
+                    guard Self.contains(UnsafeRawBufferPointer(rebasing: all[start..<end]), n) else { continue }
+                    if total >= offset && page.count < limit { page.append(i) }
+                    total += 1
                 }
-                guard found else { continue }
-                if total >= offset && page.count < limit { page.append(entry) }
-                total += 1
             }
         }
-        let nodes = page.map { entry in
-            tree.node(entry.entityID, entry: entry.declaredBy.flatMap { tree.host.subordinates(of: $0)[entry.entityID] })
+        let nodes = page.map { i in
+            let id = index.entityIDs[i]
+            return tree.node(id, entry: index.declaredBy[i].flatMap { tree.host.subordinates(of: $0)[id] })
         }
         return SearchResults(query: query, matches: nodes, offset: min(offset, total), limit: limit, total: total)
     }

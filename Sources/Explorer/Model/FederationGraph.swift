@@ -45,8 +45,9 @@ public struct FederationGraph: Sendable {
         let children = tree.children(of: node.entityID)
         // Superiors come first in `children`; a subordinate already on the way up (a loop
         // through a remote statement) is not drawn again.
-        let superiors = children.prefix { tree.host.isSuperior($0.entityID) }.filter { !path.contains($0.entityID) }
-        let leaves = children.dropFirst(children.prefix { tree.host.isSuperior($0.entityID) }.count)
+        let superiorCount = children.prefix { tree.host.isSuperior($0.entityID) }.count
+        let superiors = children.prefix(superiorCount).filter { !path.contains($0.entityID) }
+        let leaves = children.dropFirst(superiorCount)
         for (i, child) in superiors.enumerated() {
             if i == Self.superiorLimit || rows.count >= Self.rowLimit {
                 rows.append(Row(depth: depth + 1, box: .more(superior: node.entityID, count: superiors.count - i), parent: me))
@@ -56,7 +57,8 @@ public struct FederationGraph: Sendable {
             add(tree.node(child.entityID, entry: child), depth: depth + 1, parent: me, tree: tree, path: path.union([child.entityID]))
         }
         if leaves.count > Self.leafGroupThreshold {
-            let marked = leaves.reduce(0) { $0 + (tree.overview.trustMarkTypes[$1.entityID] == nil ? 0 : 1) }
+            let marks = tree.overview.trustMarkTypes
+            let marked = leaves.reduce(0) { $0 + (marks[$1.entityID] == nil ? 0 : 1) }
             rows.append(Row(depth: depth + 1, box: .leaves(superior: node.entityID, count: leaves.count, trustMarked: marked), parent: me))
             return
         }

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Federation
 import JSON
 import Support
@@ -18,6 +25,7 @@ public final class FederationTree: Sendable {
 
     private let summary = Locked<Summary?>(nil)
     private let orderedChildren = Locked<[String: [SubordinateEntry]]>([:])
+    private let renderings = Locked<[String: [UInt8]]>([:])
 
     public init(host: FederationHost) { self.host = host }
 
@@ -65,19 +73,39 @@ public final class FederationTree: Sendable {
     }
 
     /// Byte order of the UTF-8: stable, and several times cheaper than `String`'s Unicode
-    /// comparison on 100,000 entity IDs.
-    static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+    /// comparison on 100,000 entity IDs (one `memcmp`, not a generic sequence comparison).
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+    }
 
     /// `superiorID`'s subordinates: intermediates first (they are what one opens next), then
     /// leaves, each in entity ID order. Sorted on first use and kept.
     func children(of superiorID: String) -> [SubordinateEntry] {
         if let done = orderedChildren.read({ $0[superiorID] }) { return done }
-        let made = host.subordinates(of: superiorID).values.sorted { a, b in
-            let aSuperior = host.isSuperior(a.entityID), bSuperior = host.isSuperior(b.entityID)
-            if aSuperior != bSuperior { return aSuperior }
-            return Self.precedes(a.entityID, b.entityID)
-        }
+        // Each entry's rank looked up once, not in every comparison.
+        let made = host.subordinates(of: superiorID).values.map { (superior: host.isSuperior($0.entityID), entry: $0) }
+            .sorted { a, b in
+                if a.superior != b.superior { return a.superior }
+                return Self.precedes(a.entry.entityID, b.entry.entityID)
+            }
+            .map(\.entry)
         orderedChildren.withLock { $0[superiorID] = made }
+        return made
+    }
+
+    /// What a page made of this host alone renders (the landing page, the picture), made on
+    /// first use and kept as long as the host: both change only when the host is replaced.
+    func rendered(_ key: String, _ make: () -> [UInt8]) -> [UInt8] {
+        if let done = renderings.read({ $0[key] }) { return done }
+        let made = make()
+        renderings.withLock { $0[key] = $0[key] ?? made }
         return made
     }
 
