@@ -18,10 +18,13 @@ public struct Explorer: Sendable {
     /// The server's base URL: links to hosted entities are under it, others are marked external.
     public let baseURL: String
     public let clock: Clock
+    /// The hierarchy, worked out lazily once per host (a new explorer comes with each host).
+    public let tree: FederationTree
 
     public init(host: FederationHost, baseURL: String, clock: Clock) {
         self.host = host
         self.baseURL = baseURL
         self.clock = clock
+        tree = FederationTree(host: host)
     }
 }

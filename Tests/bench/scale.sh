@@ -164,6 +164,33 @@ c1=$(cpu_ticks "$server_pid")
 idle=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", 100 * (b - a) / hz / 10 }')
 row "idle CPU over 10 s (% of a core)" "$idle" "-" "-"
 
+# --- (b2) explorer pages ------------------------------------------------------------------------
+# What a browser gets (issue 19): the landing page at / (Accept: text/html) and the tree page of
+# one intermediate (BENCH_ENTITIES / 100 leaves). The first request of each builds what the
+# explorer keeps per host (the counts, each superior's subordinates in order), reported on its
+# own; the figure is the median curl time_total of the 20 after it. Goal: 50 ms at 100,000.
+explorer_get() { # explorer_get URL -> "HTTP-CODE MILLISECONDS"
+    curl -s -o /dev/null -H 'Accept: text/html' --max-time 20 -w '%{http_code} %{time_total}' "$1" 2>/dev/null \
+        | awk '{ printf "%s %.1f", $1, $2 * 1000 }' || true
+}
+explorer_row() { # explorer_row LABEL URL
+    local first times="" bad=0 code ms
+    read -r code first <<<"$(explorer_get "$2")"
+    [ "$code" = 200 ] || bad=$((bad + 1))
+    for _ in $(seq 1 20); do
+        read -r code ms <<<"$(explorer_get "$2")"
+        [ "$code" = 200 ] || bad=$((bad + 1))
+        times+=" $ms"
+    done
+    # shellcheck disable=SC2086
+    local m; m=$(median $times)
+    local result; result=$(judge "${m:--}" "<=" 50)
+    [ "$bad" -gt 0 ] && result="MISS ($bad non-200)"
+    row "$1" "${m:--}" "<=50" "$result (first $first ms)"
+}
+explorer_row "explorer: GET / as a browser (ms, median 20)" "$base/"
+explorer_row "explorer: tree of int-1, $((leaves / ints)) leaves (ms)" "$base/explorer/tree?id=$base/int-1"
+
 # --- (c) fetch for random subjects vs the hot entity configuration --------------------------
 lua=Tests/bench/scale.lua
 run() { # run OUTFILE WRK-ARGS...
