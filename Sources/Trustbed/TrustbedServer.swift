@@ -252,7 +252,7 @@ public final class TrustbedServer: Sendable {
         var root = Router<Void>()
         let healthy = HTTPResponse.json(["status": "ok"]).applying(.publicRead).prepared()
         root.get("/health") { _, _, _ in healthy }
-        let explorer = Explorer(host: host, baseURL: catalog.baseURL, clock: clock)
+        let explorer = Explorer(host: host, baseURL: catalog.baseURL, clock: clock, remoteWork: remoteWork)
         // A browser gets the explorer's landing page; programs (JSON, `*/*`, no Accept) the index.
         root.get("/") { _, request, _ in
             if Explorer.prefersHTML(accept: request.header("accept")) { return explorer.landingPage() }

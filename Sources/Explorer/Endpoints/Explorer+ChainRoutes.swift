@@ -8,15 +8,18 @@ extension Explorer {
     /// valid (the page then shows where each fails).
     func chainRoutes(into router: inout Router<Void>) {
         router.get("/explorer/chain", policy: .html) { _, request, _ in
-            let trace = chainTrace(subject: request.queryValues("sub").first, trustAnchor: request.queryValues("trust_anchor").first)
-            let status: HTTPStatus
-            switch trace.problem?.kind {
-            case nil: status = .ok
-            case .badRequest: status = .badRequest
-            case .notFound: status = .notFound
-            case .unprocessable: status = .unprocessableContent
+            let subject = request.queryValues("sub").first, anchor = request.queryValues("trust_anchor").first
+            return page(hosted: [subject, anchor]) {
+                let trace = chainTrace(subject: subject, trustAnchor: anchor)
+                let status: HTTPStatus
+                switch trace.problem?.kind {
+                case nil: status = .ok
+                case .badRequest: status = .badRequest
+                case .notFound: status = .notFound
+                case .unprocessable: status = .unprocessableContent
+                }
+                return .html(ChainPage.render(trace, baseURL: baseURL), status: status)
             }
-            return .html(ChainPage.render(trace, baseURL: baseURL), status: status)
         }
     }
 }

@@ -5,39 +5,46 @@ import Support
 extension Explorer {
     /// The entity page, the subordinate statement page and the check page. Every failure is a
     /// page in the layout with a 4xx status (502 when another server did not answer), never a
-    /// JSON error: these are for people. A page that needs another server fetches on this
-    /// worker, bounded by the resolver's time budget, allow-list and size limit.
+    /// JSON error: these are for people. A page about another server's entity is made on the
+    /// remote work pool (`page(hosted:_:)`), bounded by the resolver's time budget, allow-list
+    /// and size limit.
     func entityRoutes(into router: inout Router<Void>) {
         router.get("/explorer/entity", policy: .html) { _, request, _ in
             let q = request.parameters
             let id = q.all("id").first
-            do {
-                let entityID = try Self.entityID(q, "id")
-                let offset = try Self.offset(q)
-                let view = try EntityView.build(host: host, entityID: entityID, offset: offset, baseURL: baseURL, deadline: pageDeadline())
-                return .html(EntityPage.render(view, baseURL: baseURL))
-            } catch {
-                return Self.failure(error, id: id)
+            return page(hosted: [id]) {
+                do {
+                    let entityID = try Self.entityID(q, "id")
+                    let offset = try Self.offset(q)
+                    let view = try EntityView.build(host: host, entityID: entityID, offset: offset, baseURL: baseURL, deadline: pageDeadline())
+                    return .html(EntityPage.render(view, baseURL: baseURL))
+                } catch {
+                    return Self.failure(error, id: id)
+                }
             }
         }
         router.get("/explorer/statement", policy: .html) { _, request, _ in
             let q = request.parameters
-            do {
-                let issuer = try Self.entityID(q, "iss")
-                let subject = try Self.entityID(q, "sub")
-                let view = try SubordinateStatementView.build(host: host, issuer: issuer, subject: subject, deadline: pageDeadline())
-                return .html(StatementPage.render(view, baseURL: baseURL))
-            } catch {
-                return Self.failure(error, id: q.all("sub").first)
+            return page(hosted: [q.all("iss").first]) {
+                do {
+                    let issuer = try Self.entityID(q, "iss")
+                    let subject = try Self.entityID(q, "sub")
+                    let view = try SubordinateStatementView.build(host: host, issuer: issuer, subject: subject, deadline: pageDeadline())
+                    return .html(StatementPage.render(view, baseURL: baseURL))
+                } catch {
+                    return Self.failure(error, id: q.all("sub").first)
+                }
             }
         }
         router.get("/explorer/check", policy: .html) { _, request, _ in
             let q = request.parameters
-            do {
-                let entityID = try Self.entityID(q, "id")
-                return .html(CheckPage.render(CheckReport.build(host: host, entityID: entityID), baseURL: baseURL))
-            } catch {
-                return Self.failure(error, id: q.all("id").first)
+            return page(hosted: [q.all("id").first]) {
+                do {
+                    let entityID = try Self.entityID(q, "id")
+                    return .html(CheckPage.render(CheckReport.build(host: host, entityID: entityID), baseURL: baseURL))
+                } catch {
+                    return Self.failure(error, id: q.all("id").first)
+                }
             }
         }
     }
