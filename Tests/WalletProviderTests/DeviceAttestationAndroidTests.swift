@@ -1,4 +1,5 @@
 import Cryptography
+import Foundation
 import JOSE
 import XCTest
 @testable import WalletProvider
@@ -133,5 +134,47 @@ final class DeviceAttestationAndroidTests: XCTestCase {
 
     func testKeyDescriptionAboveTheLeafIsRefused() {
         assertRefused("extension_above_leaf", .invalidAttestation, containing: "above the leaf")
+    }
+}
+
+/// A real device's chain (google/android-key-attestation's test resources: EC key, TEE,
+/// attestation version 3, challenge "abc") against the Google roots shipped in Entities/roots/.
+final class DeviceAttestationAndroidRealChainTests: XCTestCase {
+    private struct RealChain: Decodable {
+        let source: String
+        let challenge_hex: String
+        let check_time: Int64
+        let chain: [String]
+    }
+
+    func testRealDeviceChainValidatesToTheShippedGoogleRoots() throws {
+        let url = DeviceAttestationFixture.directory.appendingPathComponent("google-android-key-attestation-ec-tee.json")
+        let real = try JSONDecoder().decode(RealChain.self, from: Data(contentsOf: url))
+        let verifier = AndroidKeyAttestation(roots: AttestationRoots.googleHardwareAttestation())
+        let challenge = DeviceAttestationFixture.bytes(hex: real.challenge_hex)
+        // That device was unlocked: the refusal comes after the chain (validated to the 2019
+        // root, which has the 2016 root's name and key), the version 3 KeyDescription and the
+        // challenge were all accepted.
+        do throws(DeviceAttestationError) {
+            let attested = try verifier.verify(chain: real.chain, challenges: { _ in [challenge] }, at: real.check_time)
+            XCTFail("accepted: \(attested.facts)")
+        } catch {
+            XCTAssertEqual(error.kind, .integrity, error.reason)
+            XCTAssertTrue(error.reason.contains("Unverified"), error.reason)
+        }
+        do throws(DeviceAttestationError) {
+            _ = try verifier.verify(chain: real.chain, challenges: { _ in [[0x61, 0x62]] }, at: real.check_time)
+            XCTFail("accepted another challenge")
+        } catch {
+            XCTAssertEqual(error.kind, .invalidAttestation, error.reason)
+            XCTAssertTrue(error.reason.contains("attestationChallenge"), error.reason)
+        }
+        do throws(DeviceAttestationError) {
+            _ = try AndroidKeyAttestation(roots: AttestationRoots.appleAppAttestation())
+                .verify(chain: real.chain, challenges: { _ in [challenge] }, at: real.check_time)
+            XCTFail("accepted under Apple's root")
+        } catch {
+            XCTAssertTrue(error.reason.contains("does not validate"), error.reason)
+        }
     }
 }

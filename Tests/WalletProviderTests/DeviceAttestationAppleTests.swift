@@ -1,4 +1,5 @@
 import Cryptography
+import Foundation
 import JOSE
 import XCTest
 @testable import WalletProvider
@@ -132,4 +133,37 @@ final class DeviceAttestationAppleTests: XCTestCase {
 
 enum Base64URLTestHelper {
     static func standard(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+}
+
+/// A real attestation object from an iOS 14 device (veehaitch/devicecheck-appattest's test
+/// resources) against the Apple root shipped in Entities/roots/.
+final class DeviceAttestationAppleRealObjectTests: XCTestCase {
+    private struct RealObject: Decodable {
+        let source: String
+        let attestation: String
+        let client_data_hash_hex: String
+        let key_id: String
+        let app_id: String
+        let check_time: Int64
+    }
+
+    func testRealAttestationVerifiesUnderTheShippedAppleRoot() throws {
+        let url = DeviceAttestationFixture.directory.appendingPathComponent("veehaitch-devicecheck-appattest-ios14.json")
+        let real = try JSONDecoder().decode(RealObject.self, from: Data(contentsOf: url))
+        let hash = DeviceAttestationFixture.bytes(hex: real.client_data_hash_hex)
+        let verifier = AppleAppAttest(roots: AttestationRoots.appleAppAttestation(), appIDs: [real.app_id])
+        let attested = try verifier.verify(
+            attestation: real.attestation, hardwareKeyTag: real.key_id, clientDataHashes: { _ in [hash] }, at: real.check_time
+        )
+        XCTAssertEqual(attested.facts.securityLevel, .secureEnclave)
+        XCTAssertThrowsError(try verifier.verify(
+            attestation: real.attestation, hardwareKeyTag: real.key_id, clientDataHashes: { _ in [Array(hash.reversed())] },
+            at: real.check_time
+        ))
+        // The credCert lived three days (2020-10-21 to 2020-10-24).
+        XCTAssertThrowsError(try verifier.verify(
+            attestation: real.attestation, hardwareKeyTag: real.key_id, clientDataHashes: { _ in [hash] },
+            at: real.check_time + 86_400 * 3
+        ))
+    }
 }
