@@ -84,6 +84,14 @@ final class DeviceAttestationAndroidTests: XCTestCase {
         )
     }
 
+    func testSoftwareKeyMintIsAnIntegrityFailure() {
+        assertRefused("software_keymint", .integrity, containing: "Software")
+    }
+
+    func testWeakerOfTheTwoLevelsCounts() throws {
+        XCTAssertEqual(try verify("tee_key_attested_by_strongbox").facts.securityLevel, .tee)
+    }
+
     func testUnverifiedBootIsAnIntegrityFailure() {
         assertRefused("unverified_boot", .integrity, containing: "Unverified")
     }

@@ -60,12 +60,15 @@ public struct AndroidKeyAttestation: Sendable {
         guard challenges(attestedKey).contains(description.attestationChallenge) else {
             throw .invalid("attestationChallenge is not this registration's client data hash")
         }
+        // attestationSecurityLevel says where the attestation was made, keyMintSecurityLevel
+        // where the key lives; the weaker of the two is what the key can be trusted for.
         let level: SecurityLevel
-        switch description.attestationSecurityLevel {
+        switch min(description.attestationSecurityLevel, description.keyMintSecurityLevel) {
         case 1: level = .tee
         case 2: level = .strongBox
         case 0: throw .integrity("the key is attested at the Software security level, not in secure hardware")
-        default: throw .invalid("unknown attestationSecurityLevel \(description.attestationSecurityLevel)")
+        default:
+            throw .invalid("unknown security level \(description.attestationSecurityLevel)/\(description.keyMintSecurityLevel)")
         }
         // Only the hardware-enforced list speaks for the secure hardware.
         guard let rootOfTrust = description.hardwareEnforced.rootOfTrust else {

@@ -146,7 +146,8 @@ class KeyDescription(core.Sequence):
     ]
 
 
-def key_description(challenge, level="trusted_environment", boot_state="verified", locked=True, model=b"Pixel 9"):
+def key_description(challenge, level="trusted_environment", boot_state="verified", locked=True, model=b"Pixel 9",
+                    keymint_level=None):
     software = AuthorizationList({
         "tag701": 1780000000000,
         "tag709": b"\x30\x0b\x31\x00\x31\x07\x04\x05\x00\x01\x02\x03\x04",  # opaque here: never parsed
@@ -163,7 +164,7 @@ def key_description(challenge, level="trusted_environment", boot_state="verified
     })
     return KeyDescription({
         "attestationVersion": 300, "attestationSecurityLevel": level, "keyMintVersion": 300,
-        "keyMintSecurityLevel": level, "attestationChallenge": challenge, "uniqueId": b"",
+        "keyMintSecurityLevel": keymint_level or level, "attestationChallenge": challenge, "uniqueId": b"",
         "softwareEnforced": software, "hardwareEnforced": hardware,
     }).dump(force=True)
 
@@ -221,6 +222,8 @@ def make_android():
         "good_strongbox": chain(key_description(CHALLENGE, level="strongbox")),
         "wrong_challenge": chain(key_description(hashlib.sha256(b"another nonce").digest())),
         "software_level": chain(key_description(CHALLENGE, level="software")),
+        "software_keymint": chain(key_description(CHALLENGE, keymint_level="software")),
+        "tee_key_attested_by_strongbox": chain(key_description(CHALLENGE, level="strongbox", keymint_level="trusted_environment")),
         "unverified_boot": chain(key_description(CHALLENGE, boot_state="unverified", locked=False)),
         "no_extension": chain(None),
         "malformed_extension": chain(b"\x30\x03\x02\x01"),  # truncated DER
