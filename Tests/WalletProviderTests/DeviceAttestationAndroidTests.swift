@@ -136,6 +136,11 @@ final class DeviceAttestationAndroidTests: XCTestCase {
         XCTAssertThrowsError(try verifier.verify(chain: [], challenges: { _ in [] }, at: fixture.check_time))
     }
 
+    func testAuthorizationListInAnyOrderButNoFieldTwice() throws {
+        XCTAssertEqual(try verify("unordered_fields").facts.securityLevel, .tee)
+        assertRefused("repeated_field", .invalidAttestation, containing: "twice")
+    }
+
     func testLeafWithoutKeyDescription() {
         assertRefused("no_extension", .invalidAttestation, containing: "no KeyDescription")
     }

@@ -149,15 +149,18 @@ struct AuthorizationList {
 
     init(_ node: ASN1Node) throws {
         try DER.sequence(node, identifier: .sequence) { nodes in
-            var previous: UInt?
+            // Not checked for ascending order: the schema lists tags in ascending order, but a
+            // device writing them otherwise proves nothing false, and Google's parser takes them
+            // in any order. A field twice is refused (no SEQUENCE component repeats).
+            var seen: Set<UInt> = []
             while let field = nodes.next() {
                 guard field.identifier.tagClass == .contextSpecific else {
                     throw ASN1Error.unexpectedFieldType(field.identifier)
                 }
                 let tag = field.identifier.tagNumber
-                // DER writes SEQUENCE fields in schema order, which is ascending tag order here.
-                if let previous, tag <= previous { throw ASN1Error.invalidASN1Object(reason: "authorization list out of order") }
-                previous = tag
+                guard seen.insert(tag).inserted else {
+                    throw ASN1Error.invalidASN1Object(reason: "authorization list has tag \(tag) twice")
+                }
                 try DER.explicitlyTagged(field, tagNumber: tag, tagClass: .contextSpecific) { inner in
                     switch tag {
                     case Self.rootOfTrustTag: rootOfTrust = try RootOfTrust(inner)

@@ -24,7 +24,7 @@ import json
 import os
 
 import cbor2
-from asn1crypto import core
+from asn1crypto import core, parser
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -169,6 +169,26 @@ def key_description(challenge, level="trusted_environment", boot_state="verified
     }).dump(force=True)
 
 
+def der_elements(contents):
+    """The encodings of the elements one after another in `contents` (asn1crypto's raw parser)."""
+    elements, offset = [], 0
+    while offset < len(contents):
+        _, _, _, header, body, trailer = parser.parse(contents[offset:], strict=False)
+        length = len(header) + len(body) + len(trailer)
+        elements.append(contents[offset:offset + length])
+        offset += length
+    return elements
+
+
+def reshaped_hardware_list(description, transform):
+    """`description` with its hardwareEnforced fields passed through `transform` (a list of
+    field encodings in, a list out): shapes the schema classes above cannot write."""
+    fields = der_elements(parser.parse(description)[4])
+    hardware = der_elements(parser.parse(fields[7])[4])
+    fields[7] = parser.emit(0, 1, 16, b"".join(transform(hardware)))
+    return parser.emit(0, 1, 16, b"".join(fields))
+
+
 KEY_DESCRIPTION_OID = x509.ObjectIdentifier("1.3.6.1.4.1.11129.2.1.17")
 
 
@@ -225,6 +245,8 @@ def make_android():
         "software_keymint": chain(key_description(CHALLENGE, keymint_level="software")),
         "tee_key_attested_by_strongbox": chain(key_description(CHALLENGE, level="strongbox", keymint_level="trusted_environment")),
         "unverified_boot": chain(key_description(CHALLENGE, boot_state="unverified", locked=False)),
+        "unordered_fields": chain(reshaped_hardware_list(key_description(CHALLENGE), lambda f: list(reversed(f)))),
+        "repeated_field": chain(reshaped_hardware_list(key_description(CHALLENGE), lambda f: f + [f[-1]])),
         "no_extension": chain(None),
         "malformed_extension": chain(b"\x30\x03\x02\x01"),  # truncated DER
         "extension_not_schema": chain(b"\x30\x03\x02\x01\x03"),  # DER, not the schema
