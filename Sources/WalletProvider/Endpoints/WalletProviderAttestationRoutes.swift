@@ -1,0 +1,64 @@
+import HTTP
+import JSON
+import Support
+
+extension WalletProviderRoutes {
+    /// The jwt-bearer grant of `<wp>/token` (RFC 7523 §2.1), the older IT-Wallet wire format.
+    static let jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+    /// Item 6, first wire format: `POST <wp>/token` with form `grant_type=<jwt-bearer>&
+    /// assertion=<war+jwt>` answers the wallet attestation as `application/jwt`.
+    func addAttestationRoutes(to router: inout Router<String>) {
+        let provider = self.provider
+        router.post("/token", policy: .perClient) { _, request, _ in
+            guard request.mediaType == "application/x-www-form-urlencoded" else {
+                throw WalletProviderError.badRequest("Content-Type must be application/x-www-form-urlencoded")
+            }
+            let form = try request.formBody()
+            let grants = form.all("grant_type"), assertions = form.all("assertion")
+            guard grants.count == 1, assertions.count == 1 else {
+                throw WalletProviderError.badRequest("send exactly one grant_type and one assertion")
+            }
+            guard grants[0] == Self.jwtBearerGrant else {
+                throw WalletProviderError.badRequest("grant_type must be \(Self.jwtBearerGrant)")
+            }
+            let attestation = try provider.issueWalletAttestation(
+                WalletAttestationRequest.parse(assertions[0], expectedType: WalletAttestationRequest.tokenType))
+            return .jwt(attestation, contentType: "application/jwt")
+        }
+    }
+
+    /// Item 8's admin list: `GET <wp>/admin/instances[?account=]` (admin token, else 401).
+    func addAdminRoutes(to router: inout Router<String>) {
+        let provider = self.provider
+        router.get("/admin/instances", policy: .perClient) { _, request, _ in
+            do throws(AdminAccess.Refusal) {
+                try AdminAccess(tokenDigest: provider.adminTokenDigest).check(request)
+            } catch {
+                throw WalletProviderError(.unauthorized, error.errorDescription)
+            }
+            let accounts = request.queryValues("account")
+            guard accounts.count <= 1 else { throw WalletProviderError.badRequest("at most one account") }
+            let instances = try provider.instances(account: accounts.first)
+            var writer = JSONWriter(capacity: 256 + 256 * instances.count)
+            writer.openObject()
+            writer.name("instances")
+            writer.openArray()
+            for instance in instances {
+                writer.openObject()
+                writer.name("id"); writer.string(instance.id)
+                writer.name("account"); writer.string(instance.account)
+                writer.name("state"); writer.string(instance.state)
+                writer.name("reason")
+                if let reason = instance.reason { writer.string(reason) } else { writer.null() }
+                writer.name("format"); writer.string(instance.format)
+                writer.name("created_at"); writer.int(instance.createdAt)
+                writer.name("updated_at"); writer.int(instance.updatedAt)
+                writer.closeObject()
+            }
+            writer.closeArray()
+            writer.closeObject()
+            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json")], body: writer.bytes)
+        }
+    }
+}
