@@ -145,3 +145,30 @@ final class WalletAttestationTests: XCTestCase {
                        #"{"challenge":"n","jwk_thumbprint":"t"}"#)
     }
 }
+
+final class LifecycleTests: XCTestCase {
+    func testRevokeUninstallPurge() throws {
+        let r = try WalletAttestationTests.Registered(WalletProviderFixture.make())
+        let provider = r.provider
+        _ = try provider.issueWalletAttestation(WalletAttestationRequest.parse(r.request().0, expectedType: "war+jwt"))
+        XCTAssertEqual(try provider.instances().first?.state, "operational")
+        let revoked = try provider.changeStatus(instance: r.device.tag, InstanceStatusChange.parse(["status": "revoked", "reason": "lost"]))
+        XCTAssertEqual(revoked.state, "installed")
+        XCTAssertEqual(revoked.reason, "lost")
+        XCTAssertNotNil(revoked.revokedAt)
+        XCTAssertThrowsError(try provider.issueWalletAttestation(WalletAttestationRequest.parse(r.request().0, expectedType: "war+jwt")))
+        XCTAssertEqual(try provider.changeStatus(instance: r.device.tag, .init(status: .uninstalled, reason: nil)).state, "uninstalled")
+        XCTAssertThrowsError(try provider.changeStatus(instance: r.device.tag, .init(status: .revoked, reason: nil))) { error in
+            XCTAssertEqual((error as? WalletProviderError)?.codeValue, .invalidRequest)
+        }
+        XCTAssertThrowsError(try provider.changeStatus(instance: "unknown", .init(status: .revoked, reason: nil))) { error in
+            XCTAssertEqual((error as? WalletProviderError)?.codeValue, .notFound)
+        }
+        XCTAssertThrowsError(try InstanceStatusChange.parse(["status": "paused"]))
+        try provider.purgeAccount(revoked.account)
+        XCTAssertEqual(try provider.instances(), [])
+        XCTAssertThrowsError(try provider.purgeAccount(revoked.account)) { error in
+            XCTAssertEqual((error as? WalletProviderError)?.codeValue, .notFound)
+        }
+    }
+}

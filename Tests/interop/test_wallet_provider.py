@@ -510,3 +510,33 @@ def test_admin_instances(wp_server):
     assert token(wp_server, instance.request()[0]).status_code == 200
     r = requests.get(url, headers={"Authorization": "Bearer " + wp_server.admin_token}, timeout=10)
     assert {i["id"]: i for i in r.json()["instances"]}["tag-admin-operational"]["state"] == "operational"
+
+
+def test_revoke_uninstall_and_purge(wp_server):
+    admin = {"Authorization": "Bearer " + wp_server.admin_token}
+    instance = Instance(wp_server, "tag-lifecycle")
+    assert token(wp_server, instance.request()[0]).status_code == 200
+    status_url = wp(wp_server) + "/admin/instances/tag-lifecycle/status"
+    assert_error(requests.post(status_url, json={"status": "revoked"}, timeout=10), 401, "unauthorized")
+    assert_error(requests.post(status_url, json={"status": "paused"}, headers=admin, timeout=10), 400, "bad_request")
+    assert_error(requests.post(wp(wp_server) + "/admin/instances/never/status", json={"status": "revoked"}, headers=admin,
+                               timeout=10), 404, "not_found")
+    r = requests.post(status_url, json={"status": "revoked", "reason": "lost phone"}, headers=admin, timeout=10)
+    assert r.status_code == 200, r.text
+    assert r.json()["state"] == "installed" and r.json()["reason"] == "lost phone"
+    # The hardware key is unusable now: 403 invalid_request.
+    r = token(wp_server, instance.request()[0])
+    assert_error(r, 403, "invalid_request")
+    assert "revoked" in r.json()["error_description"]
+    r = requests.post(status_url, json={"status": "uninstalled"}, headers=admin, timeout=10)
+    assert r.status_code == 200 and r.json()["state"] == "uninstalled"
+    assert_error(requests.post(status_url, json={"status": "revoked"}, headers=admin, timeout=10), 403, "invalid_request")
+    # Purge the account: its instances go, later lookups 404.
+    account = r.json()["account"]
+    purge_url = wp(wp_server) + "/admin/accounts/" + account
+    assert_error(requests.delete(purge_url, timeout=10), 401, "unauthorized")
+    assert requests.delete(purge_url, headers=admin, timeout=10).status_code == 204
+    assert_error(requests.delete(purge_url, headers=admin, timeout=10), 404, "not_found")
+    listed = requests.get(wp(wp_server) + "/admin/instances", params={"account": account}, headers=admin, timeout=10).json()
+    assert listed == {"instances": []}
+    assert_error(token(wp_server, instance.request(with_key_attestation=False)[0]), 404, "not_found")

@@ -92,6 +92,39 @@ public struct WalletInstanceRepository: Sendable {
             [.text(to), .integer(now), .text(provider), .text(id), .text(from)]) == 1
     }
 
+    /// Revokes an instance's hardware key: `operational` and `valid` go back to `installed`,
+    /// `installed` stays, and `revoked_at` makes every later attestation request fail. False
+    /// when there is no such instance or it is `uninstalled` (final).
+    public func revoke(provider: String, id: String, reason: String?, now: Int64) throws(StoreError) -> Bool {
+        try database.executeCountingChanges(
+            """
+            UPDATE wallet_provider_instances SET state = 'installed', reason = ?, revoked_at = COALESCE(revoked_at, ?), updated_at = ?
+            WHERE provider = ? AND id = ? AND state != 'uninstalled'
+            """, [SQLValue(reason), .integer(now), .integer(now), .text(provider), .text(id)]) == 1
+    }
+
+    /// Marks an instance `uninstalled` (final, from any state); false when there is no such
+    /// instance or it already is.
+    public func uninstall(provider: String, id: String, reason: String?, now: Int64) throws(StoreError) -> Bool {
+        try database.executeCountingChanges(
+            """
+            UPDATE wallet_provider_instances SET state = 'uninstalled', reason = ?, revoked_at = COALESCE(revoked_at, ?), updated_at = ?
+            WHERE provider = ? AND id = ? AND state != 'uninstalled'
+            """, [SQLValue(reason), .integer(now), .integer(now), .text(provider), .text(id)]) == 1
+    }
+
+    /// Deletes an account and every instance under it, in one transaction; returns the rows
+    /// removed (0: no such account).
+    public func purgeAccount(provider: String, account: String) throws(StoreError) -> Int {
+        try database.atomically { database throws(StoreError) -> Int in
+            let instances = try database.executeCountingChanges(
+                "DELETE FROM wallet_provider_instances WHERE provider = ? AND account = ?", [.text(provider), .text(account)])
+            let accounts = try database.executeCountingChanges(
+                "DELETE FROM wallet_provider_accounts WHERE provider = ? AND id = ?", [.text(provider), .text(account)])
+            return instances + accounts
+        }
+    }
+
     /// Whether a single-use value was already spent in the replay records (`issuance_jtis`,
     /// the table `NonceRepository` writes): lets a request be refused for a used nonce before
     /// anything else is checked, while the spending itself stays the one INSERT OR IGNORE.

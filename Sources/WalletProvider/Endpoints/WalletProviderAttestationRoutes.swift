@@ -1,5 +1,6 @@
 import HTTP
 import JSON
+import Store
 import Support
 
 extension WalletProviderRoutes {
@@ -28,15 +29,32 @@ extension WalletProviderRoutes {
         }
     }
 
-    /// Item 8's admin list: `GET <wp>/admin/instances[?account=]` (admin token, else 401).
+    /// Item 8's admin API (admin token, else 401): `GET <wp>/admin/instances[?account=]`,
+    /// `POST <wp>/admin/instances/{id}/status`, `DELETE <wp>/admin/accounts/{id}`.
     func addAdminRoutes(to router: inout Router<String>) {
         let provider = self.provider
-        router.get("/admin/instances", policy: .perClient) { _, request, _ in
+        @Sendable func authorize(_ request: HTTPRequest) throws(WalletProviderError) {
             do throws(AdminAccess.Refusal) {
                 try AdminAccess(tokenDigest: provider.adminTokenDigest).check(request)
             } catch {
                 throw WalletProviderError(.unauthorized, error.errorDescription)
             }
+        }
+        router.post("/admin/instances/{id}/status", policy: .perClient) { _, request, parameters in
+            try authorize(request)
+            let change = try InstanceStatusChange.parse(Self.jsonObjectBody(request))
+            let record = try provider.changeStatus(instance: parameters.require("id"), change)
+            var writer = JSONWriter(capacity: 256)
+            Self.write(record, to: &writer)
+            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json")], body: writer.bytes)
+        }
+        router.delete("/admin/accounts/{id}", policy: .perClient) { _, request, parameters in
+            try authorize(request)
+            try provider.purgeAccount(parameters.require("id"))
+            return HTTPResponse(status: .noContent)
+        }
+        router.get("/admin/instances", policy: .perClient) { _, request, _ in
+            try authorize(request)
             let accounts = request.queryValues("account")
             guard accounts.count <= 1 else { throw WalletProviderError.badRequest("at most one account") }
             let instances = try provider.instances(account: accounts.first)
@@ -44,21 +62,24 @@ extension WalletProviderRoutes {
             writer.openObject()
             writer.name("instances")
             writer.openArray()
-            for instance in instances {
-                writer.openObject()
-                writer.name("id"); writer.string(instance.id)
-                writer.name("account"); writer.string(instance.account)
-                writer.name("state"); writer.string(instance.state)
-                writer.name("reason")
-                if let reason = instance.reason { writer.string(reason) } else { writer.null() }
-                writer.name("format"); writer.string(instance.format)
-                writer.name("created_at"); writer.int(instance.createdAt)
-                writer.name("updated_at"); writer.int(instance.updatedAt)
-                writer.closeObject()
-            }
+            for instance in instances { Self.write(instance, to: &writer) }
             writer.closeArray()
             writer.closeObject()
             return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json")], body: writer.bytes)
         }
+    }
+
+    /// An instance as the admin API shows it: `{id, account, state, reason, format, created_at, updated_at}`.
+    static func write(_ instance: WalletInstanceRecord, to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.name("id"); writer.string(instance.id)
+        writer.name("account"); writer.string(instance.account)
+        writer.name("state"); writer.string(instance.state)
+        writer.name("reason")
+        if let reason = instance.reason { writer.string(reason) } else { writer.null() }
+        writer.name("format"); writer.string(instance.format)
+        writer.name("created_at"); writer.int(instance.createdAt)
+        writer.name("updated_at"); writer.int(instance.updatedAt)
+        writer.closeObject()
     }
 }
