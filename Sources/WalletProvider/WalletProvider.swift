@@ -88,6 +88,8 @@ public struct WalletProviderURLs: Sendable {
     /// The `iss` of a wallet attestation request: `<wp>/instance/<thumbprint of its cnf.jwk>`.
     public func instance(_ thumbprint: String) -> String { entityID + "/instance/" + thumbprint }
     public var walletAttestations: String { entityID + "/wallet-attestations" }
+    /// The `vct` of the SD-JWT VC wallet attestation.
+    public var walletAttestationType: String { entityID + "/wallet-attestation" }
     public var devKeyAttestation: String { entityID + "/dev/key-attestation" }
     public var ca: String { entityID + "/ca.pem" }
     public var policy: String { entityID + "/policy" }

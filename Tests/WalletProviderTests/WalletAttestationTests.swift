@@ -87,6 +87,21 @@ final class WalletAttestationTests: XCTestCase {
         XCTAssertEqual(try r.provider.instances().first?.state, "operational")
     }
 
+    func testSecondWireFormat() throws {
+        let r = try Registered(WalletProviderFixture.make())
+        let request = try WalletAttestationRequest.parse(r.request(type: "wp-war+jwt").0, expectedType: "wp-war+jwt")
+        let attestations = try r.provider.issueWalletAttestations(request, formats: [.jwt, .sdJWT])
+        XCTAssertEqual(attestations.map(\.format), [.jwt, .sdJWT])
+        let sdJWT = attestations[1].value
+        XCTAssertTrue(sdJWT.hasSuffix("~"))
+        let (jws, claims) = try JWS.parseClaims(String(sdJWT.split(separator: "~")[0]))
+        XCTAssertEqual(jws.type, "dc+sd-jwt")
+        XCTAssertEqual(claims["vct"]?.stringValue, "https://wp.example.org/wallet-attestation")
+        XCTAssertNil(claims["wallet_name"], "wallet_name is selectively disclosable")
+        XCTAssertEqual(claims["cnf"], try JWS.parseClaims(attestations[0].value).claims["cnf"])
+        XCTAssertEqual(sdJWT.split(separator: "~").count, 2, "one disclosure: wallet_name")
+    }
+
     func testFixedClientID() throws {
         var configuration = WalletProviderConfiguration()
         configuration.clientID = .fixed("wallet-solution")

@@ -540,3 +540,49 @@ def test_revoke_uninstall_and_purge(wp_server):
     listed = requests.get(wp(wp_server) + "/admin/instances", params={"account": account}, headers=admin, timeout=10).json()
     assert listed == {"instances": []}
     assert_error(token(wp_server, instance.request(with_key_attestation=False)[0]), 404, "not_found")
+
+
+# -- item 6 (second wire format): POST <wp>/wallet-attestations {"assertion": <wp-war+jwt>}
+
+def wallet_attestations(server, body, path="/wallet-attestations") -> requests.Response:
+    return requests.post(wp(server) + path, json=body, timeout=30)
+
+
+def test_wallet_attestations_second_format(wp_server):
+    from walletlib import decode_disclosure, sd_digest, split_sd_jwt
+    instance = Instance(wp_server, "tag-second-format")
+    for path in ("/wallet-attestations", "/key-binding"):
+        assertion, key = instance.request(typ="wp-war+jwt")
+        r = wallet_attestations(wp_server, {"assertion": assertion}, path)
+        assert r.status_code == 200, r.text
+        assert r.headers["Cache-Control"] == "no-store"
+        by_format = {a["format"]: a["wallet_attestation"] for a in r.json()["wallet_attestations"]}
+        assert set(by_format) == {"jwt", "dc+sd-jwt"}
+        jwt_claims = verify_wallet_attestation(wp_server, by_format["jwt"], key)
+        # The SD-JWT VC: issuer JWT verified against the same leaf, disclosures matched to _sd.
+        issuer_jwt, disclosures, kb = split_sd_jwt(by_format["dc+sd-jwt"])
+        assert kb == ""
+        header, _ = decode_jwt_unverified(issuer_jwt)
+        assert header["typ"] == "dc+sd-jwt"
+        ca = x509.load_pem_x509_certificate(requests.get(wp(wp_server) + "/ca.pem", timeout=10).content)
+        leaf = x509.load_der_x509_certificate(base64.b64decode(header["x5c"][0]))
+        leaf.verify_directly_issued_by(ca)
+        verify_es256(issuer_jwt, leaf.public_key())
+        _, payload = decode_jwt_unverified(issuer_jwt)
+        assert payload["vct"] == wp_server.id("wallet-provider") + "/wallet-attestation"
+        assert payload["iss"] == jwt_claims["iss"] and payload["sub"] == jwt_claims["sub"]
+        assert payload["cnf"] == jwt_claims["cnf"] and payload["aal"] == jwt_claims["aal"]
+        disclosed = {}
+        for d in disclosures:
+            assert sd_digest(d) in payload["_sd"]
+            _, name, value = decode_disclosure(d)
+            disclosed[name] = value
+        assert disclosed["wallet_name"] == jwt_claims["wallet_name"]
+    # Bad input: the other endpoint's typ, no assertion, not JSON.
+    assert_error(wallet_attestations(wp_server, {"assertion": instance.request()[0]}), 400, "bad_request")
+    assert_error(wallet_attestations(wp_server, {}), 400, "bad_request")
+    assert_error(wallet_attestations(wp_server, ["x"]), 400, "bad_request")
+    assert_error(requests.post(wp(wp_server) + "/wallet-attestations", data=b"{", headers={"Content-Type": "application/json"},
+                               timeout=10), 400, "bad_request")
+    # The /token endpoint refuses this endpoint's typ.
+    assert_error(token(wp_server, instance.request(typ="wp-war+jwt")[0]), 400, "bad_request")

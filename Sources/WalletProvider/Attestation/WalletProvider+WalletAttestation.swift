@@ -2,8 +2,15 @@ import Cryptography
 import JOSE
 import JSON
 import OAuth
+import SDJWT
 import Store
 import Support
+
+/// The formats of `<wp>/wallet-attestations` (item 6, second wire format).
+public enum WalletAttestationFormat: String, Sendable {
+    case jwt
+    case sdJWT = "dc+sd-jwt"
+}
 
 extension WalletProvider {
     /// The `typ` of the wallet attestation (OAuth 2.0 Attestation-Based Client Authentication §5.1).
@@ -26,6 +33,13 @@ extension WalletProvider {
     /// The nonce is spent and the instance becomes `operational` (from `installed`) in one
     /// transaction; a refused request burns nothing.
     public func issueWalletAttestation(_ request: WalletAttestationRequest) throws(WalletProviderError) -> String {
+        try issueWalletAttestations(request, formats: [.jwt])[0].value
+    }
+
+    /// The same checks, then one attestation per format asked for (all with the same claims
+    /// and key), signed before the nonce is spent so a signing failure burns nothing.
+    public func issueWalletAttestations(_ request: WalletAttestationRequest, formats: [WalletAttestationFormat])
+        throws(WalletProviderError) -> [(format: WalletAttestationFormat, value: String)] {
         let now = clock.now()
         do throws(JOSEError) {
             guard request.jws.keyID == request.keyThumbprint else {
@@ -73,7 +87,13 @@ extension WalletProvider {
         guard request.audience.contains(entityID) else { throw .refused("aud must be \(entityID)") }
         guard integrity else { throw WalletProviderError(.integrityCheckError, "the device failed its integrity check") }
 
-        let attestation = try signWalletAttestation(key: request.key, thumbprint: request.keyThumbprint, now: now)
+        var attestations: [(format: WalletAttestationFormat, value: String)] = []
+        for format in formats {
+            switch format {
+            case .jwt: attestations.append((format, try signWalletAttestation(key: request.key, thumbprint: request.keyThumbprint, now: now)))
+            case .sdJWT: attestations.append((format, try signSDJWTWalletAttestation(key: request.key, thumbprint: request.keyThumbprint, now: now)))
+            }
+        }
         let spent: Bool
         do {
             spent = try database.transaction { database throws -> Bool in
@@ -89,7 +109,7 @@ extension WalletProvider {
             throw WalletProviderError(.serverError, "the attestation could not be recorded", cause: "\(error)")
         }
         guard spent else { throw .refused("the \(request.nonceMember) was already used") }
-        return attestation
+        return attestations
     }
 
     /// The stored hardware public key, imported into OpenSSL.
@@ -120,6 +140,31 @@ extension WalletProvider {
     /// the key's thumbprint, or the configured fixed one), `cnf.jwk`, `aal`, `iat`, `exp`
     /// (`attestation_lifetime` later), `wallet_name` and `wallet_link`.
     func signWalletAttestation(key: JWK, thumbprint: String, now: Int64) throws(WalletProviderError) -> String {
+        let claims = attestationClaims(key: key, thumbprint: thumbprint, now: now)
+        do {
+            return try JWS.sign(payload: claims, key: keys.signingKey, algorithm: .ES256, keyID: keys.signingJWK.kid ?? "",
+                                type: Self.walletAttestationType,
+                                extraHeader: ["x5c": .array(keys.x5c.map(JSONValue.string))])
+        } catch {
+            throw WalletProviderError(.serverError, "the wallet attestation could not be signed", cause: "\(error)")
+        }
+    }
+
+    /// The same claims as an SD-JWT VC (`typ: dc+sd-jwt`, `vct` `<wp>/wallet-attestation`),
+    /// `wallet_name` and `wallet_link` selectively disclosable, the rest visible.
+    func signSDJWTWalletAttestation(key: JWK, thumbprint: String, now: Int64) throws(WalletProviderError) -> String {
+        var claims = attestationClaims(key: key, thumbprint: thumbprint, now: now)
+        claims["vct"] = .string(urls.walletAttestationType)
+        do {
+            return try SDJWTIssuer(key: keys.signingKey, algorithm: .ES256, keyID: keys.signingJWK.kid, x5c: keys.x5c)
+                .issueCompact(claims: claims, plan: .disclosing(["wallet_name", "wallet_link"].filter { claims[$0] != nil }))
+        } catch {
+            throw WalletProviderError(.serverError, "the SD-JWT VC wallet attestation could not be signed", cause: "\(error)")
+        }
+    }
+
+    /// The claims every format carries.
+    func attestationClaims(key: JWK, thumbprint: String, now: Int64) -> [String: JSONValue] {
         let subject: String
         switch configuration.clientID {
         case .thumbprint: subject = thumbprint
@@ -130,12 +175,6 @@ extension WalletProvider {
             "iat": .int(now), "exp": .int(now + configuration.attestationLifetime), "wallet_name": .string(configuration.walletName),
         ]
         if let link = configuration.walletLink { claims["wallet_link"] = .string(link) }
-        do {
-            return try JWS.sign(payload: claims, key: keys.signingKey, algorithm: .ES256, keyID: keys.signingJWK.kid ?? "",
-                                type: Self.walletAttestationType,
-                                extraHeader: ["x5c": .array(keys.x5c.map(JSONValue.string))])
-        } catch {
-            throw WalletProviderError(.serverError, "the wallet attestation could not be signed", cause: "\(error)")
-        }
+        return claims
     }
 }

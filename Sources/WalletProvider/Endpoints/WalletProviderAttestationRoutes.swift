@@ -27,6 +27,35 @@ extension WalletProviderRoutes {
                 WalletAttestationRequest.parse(assertions[0], expectedType: WalletAttestationRequest.tokenType))
             return .jwt(attestation, contentType: "application/jwt")
         }
+
+        // Item 6, second wire format: `{"assertion": <wp-war+jwt>}` → every format this
+        // provider makes, same claims and key (the mdoc one is not built yet).
+        for path in ["/wallet-attestations", "/key-binding"] {
+            router.post(path, policy: .perClient) { _, request, _ in
+                guard let object = try Self.jsonObjectBody(request).objectValue else {
+                    throw WalletProviderError.badRequest("the body must be a JSON object")
+                }
+                guard let assertion = object["assertion"]?.stringValue else {
+                    throw WalletProviderError.badRequest("assertion must be the wallet attestation request JWT")
+                }
+                let attestations = try provider.issueWalletAttestations(
+                    WalletAttestationRequest.parse(assertion, expectedType: WalletAttestationRequest.walletAttestationsType),
+                    formats: [.jwt, .sdJWT])
+                var writer = JSONWriter(capacity: 4_096)
+                writer.openObject()
+                writer.name("wallet_attestations")
+                writer.openArray()
+                for attestation in attestations {
+                    writer.openObject()
+                    writer.name("format"); writer.string(attestation.format.rawValue)
+                    writer.name("wallet_attestation"); writer.string(attestation.value)
+                    writer.closeObject()
+                }
+                writer.closeArray()
+                writer.closeObject()
+                return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json")], body: writer.bytes)
+            }
+        }
     }
 
     /// Item 8's admin API (admin token, else 401): `GET <wp>/admin/instances[?account=]`,
