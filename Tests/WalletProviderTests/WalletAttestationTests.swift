@@ -187,3 +187,35 @@ final class LifecycleTests: XCTestCase {
         }
     }
 }
+
+final class KeyAttestationIssuanceTests: XCTestCase {
+    func testIssuesForTheInstancesKeysWithItsStorageLevel() throws {
+        let r = try WalletAttestationTests.Registered(WalletProviderFixture.make())
+        let provider = r.provider
+        let walletKeys = try (0..<2).map { _ in try PrivateKey(generatingFor: .ES256) }
+        func request(nonce: String? = nil, iss: String? = nil, signer: PrivateKey? = nil, cNonce: String? = "c") throws -> String {
+            var claims: [String: JSONValue] = [
+                "iss": .string(iss ?? provider.urls.instance(r.device.tag)), "aud": .string(provider.entityID),
+                "iat": .int(r.fixture.clock.now()), "nonce": .string(nonce ?? provider.issueNonce()),
+                "keys": .array(walletKeys.map { JWK(publicKey: $0.publicKey).jsonValue }),
+            ]
+            if let cNonce { claims["c_nonce"] = .string(cNonce) }
+            return try JWS.sign(payload: claims, key: signer ?? r.device.key, algorithm: .ES256, keyID: r.device.tag, type: "wp-kar+jwt")
+        }
+        let attestation = try provider.issueKeyAttestation(KeyAttestationRequest.parse(request()))
+        let (jws, claims) = try JWS.parseClaims(attestation)
+        XCTAssertEqual(jws.type, "key-attestation+jwt")
+        XCTAssertEqual(claims["attested_keys"]?.arrayValue?.count, 2)
+        XCTAssertEqual(claims["key_storage"], ["iso_18045_basic"])
+        XCTAssertEqual(claims["nonce"], "c")
+        XCTAssertThrowsError(try provider.issueKeyAttestation(KeyAttestationRequest.parse(request(iss: "x"))))
+        XCTAssertThrowsError(try provider.issueKeyAttestation(KeyAttestationRequest.parse(request(signer: PrivateKey(generatingFor: .ES256)))))
+        let nonce = provider.issueNonce()
+        XCTAssertNoThrow(try provider.issueKeyAttestation(KeyAttestationRequest.parse(request(nonce: nonce))))
+        XCTAssertThrowsError(try provider.issueKeyAttestation(KeyAttestationRequest.parse(request(nonce: nonce))))
+        XCTAssertEqual(WalletProvider.resistance(securityLevel: "tee"), "iso_18045_moderate")
+        XCTAssertEqual(WalletProvider.resistance(securityLevel: "strongBox"), "iso_18045_high")
+        XCTAssertEqual(WalletProvider.resistance(securityLevel: "secureEnclave"), "iso_18045_high")
+        XCTAssertEqual(WalletProvider.resistance(securityLevel: "software"), "iso_18045_basic")
+    }
+}

@@ -586,3 +586,72 @@ def test_wallet_attestations_second_format(wp_server):
                                timeout=10), 400, "bad_request")
     # The /token endpoint refuses this endpoint's typ.
     assert_error(token(wp_server, instance.request(typ="wp-war+jwt")[0]), 400, "bad_request")
+
+
+# -- item 7: key attestations for wallet keys (OpenID4VCI 1.0 Appendix D)
+
+def key_attestation_request(server, instance: "Instance", keys: list[ECKey], *, n: str | None = None, c_nonce: str | None = None,
+                            claims: dict | None = None, typ="wp-kar+jwt", kid: str | None = None, signer: ECKey | None = None) -> str:
+    body = {"iss": server.id("wallet-provider") + "/instance/" + instance.tag, "aud": server.id("wallet-provider"),
+            "iat": int(time.time()), "nonce": n or nonce(server), "keys": [public_jwk(k) for k in keys]}
+    if c_nonce is not None:
+        body["c_nonce"] = c_nonce
+    body.update(claims or {})
+    return sign_jwt({"alg": "ES256", "typ": typ, "kid": kid or instance.tag}, body, signer or instance.hardware)
+
+
+def key_attestations(server, assertion: str) -> requests.Response:
+    return requests.post(wp(server) + "/key-attestations", json={"assertion": assertion}, timeout=30)
+
+
+def test_key_attestation_for_wallet_keys(wp_server):
+    instance = Instance(wp_server, "tag-key-attestation")
+    keys = [new_key(), new_key()]
+    r = key_attestations(wp_server, key_attestation_request(wp_server, instance, keys, c_nonce="issuer-c-nonce"))
+    assert r.status_code == 200, r.text
+    attestation = r.json()["key_attestation"]
+    header, _ = decode_jwt_unverified(attestation)
+    assert header["typ"] == "key-attestation+jwt"
+    ca = x509.load_pem_x509_certificate(requests.get(wp(wp_server) + "/ca.pem", timeout=10).content)
+    leaf = x509.load_der_x509_certificate(base64.b64decode(header["x5c"][0]))
+    leaf.verify_directly_issued_by(ca)
+    verify_es256(attestation, leaf.public_key())
+    _, claims = decode_jwt_unverified(attestation)
+    assert claims["iss"] == wp_server.id("wallet-provider")
+    assert [k["x"] for k in claims["attested_keys"]] == [public_jwk(k)["x"] for k in keys]
+    assert claims["key_storage"] == ["iso_18045_basic"] and claims["user_authentication"] == ["iso_18045_basic"]
+    assert claims["nonce"] == "issuer-c-nonce" and claims["exp"] > claims["iat"]
+
+    # Bad input.
+    assert_error(key_attestations(wp_server, "x"), 400, "bad_request")
+    assert_error(key_attestations(wp_server, key_attestation_request(wp_server, instance, keys, typ="war+jwt")), 400, "bad_request")
+    assert_error(key_attestations(wp_server, key_attestation_request(wp_server, instance, [])), 400, "bad_request")
+    assert_error(key_attestations(wp_server, key_attestation_request(wp_server, instance, [new_key() for _ in range(11)])), 400,
+                 "bad_request")
+    assert_error(key_attestations(wp_server, key_attestation_request(wp_server, instance, keys, kid="unknown-tag")), 404, "not_found")
+    assert_error(key_attestations(wp_server, key_attestation_request(wp_server, instance, keys, signer=new_key())), 403,
+                 "invalid_request")
+    assert_error(key_attestations(wp_server, key_attestation_request(wp_server, instance, keys, claims={"aud": "x"})), 403,
+                 "invalid_request")
+    assert_error(key_attestations(wp_server, key_attestation_request(wp_server, instance, keys, claims={"iss": "x"})), 403,
+                 "invalid_request")
+    n = nonce(wp_server)
+    assert key_attestations(wp_server, key_attestation_request(wp_server, instance, keys, n=n)).status_code == 200
+    assert_error(key_attestations(wp_server, key_attestation_request(wp_server, instance, keys, n=n)), 403, "invalid_request")
+
+
+def test_pid_provider_accepts_the_key_attestation(fed):
+    """The demo pid-provider takes the provider's key attestation on a jwt proof (federation trust via ta)."""
+    from walletlib import Wallet, admin_offer, attested_proof, persona
+    instance = Instance(fed, "tag-ka-pid-" + str(time.monotonic_ns()))
+    issuer = fed.id("pid-provider")
+    wallet = Wallet(issuer)
+    offer = wallet.fetch_offer(admin_offer(issuer, fed.admin_token, persona(fed)["id"], ["urn:eudi:pid:1"]))
+    access = wallet.pre_authorized_token(offer, extra={"client_id": "eudi-wallet"})["access_token"]
+    key = new_key()
+    c_nonce = wallet.nonce()
+    r = key_attestations(fed, key_attestation_request(fed, instance, [key], c_nonce=c_nonce))
+    assert r.status_code == 200, r.text
+    proof = attested_proof(key, issuer, c_nonce, r.json()["key_attestation"])
+    r = wallet.credential_request(access, {"credential_configuration_id": "urn:eudi:pid:1", "proofs": {"jwt": [proof]}})
+    assert r.status_code == 200, r.text

@@ -58,6 +58,19 @@ extension WalletProviderRoutes {
         }
     }
 
+    /// Item 7: `POST <wp>/key-attestations` `{"assertion": <wp-kar+jwt>}` →
+    /// `{"key_attestation": <key-attestation+jwt>}`.
+    func addKeyAttestationRoutes(to router: inout Router<String>) {
+        let provider = self.provider
+        router.post("/key-attestations", policy: .perClient) { _, request, _ in
+            guard let assertion = try Self.jsonObjectBody(request).objectValue?["assertion"]?.stringValue else {
+                throw WalletProviderError.badRequest("the body must be {\"assertion\": <wp-kar+jwt>}")
+            }
+            let attestation = try provider.issueKeyAttestation(KeyAttestationRequest.parse(assertion))
+            return .json(["key_attestation": .string(attestation)])
+        }
+    }
+
     /// Item 8's admin API (admin token, else 401): `GET <wp>/admin/instances[?account=]`,
     /// `POST <wp>/admin/instances/{id}/status`, `DELETE <wp>/admin/accounts/{id}`.
     func addAdminRoutes(to router: inout Router<String>) {
