@@ -655,3 +655,16 @@ def test_pid_provider_accepts_the_key_attestation(fed):
     proof = attested_proof(key, issuer, c_nonce, r.json()["key_attestation"])
     r = wallet.credential_request(access, {"credential_configuration_id": "urn:eudi:pid:1", "proofs": {"jwt": [proof]}})
     assert r.status_code == 200, r.text
+
+
+def test_oversized_and_wrong_method(wp_server):
+    """A body over the server's 1 MiB limit is a JSON 413, and nothing is stored."""
+    n = nonce(wp_server)
+    big = json.dumps({"nonce": n, "hardware_key_tag": "tag-big", "key_attestation": "x" * (1 << 20)}).encode()
+    r = register(wp_server, None, raw=big)
+    assert r.status_code == 413 and r.json()["error"], r.text
+    admin = {"Authorization": "Bearer " + wp_server.admin_token}
+    listed = requests.get(wp(wp_server) + "/admin/instances", headers=admin, timeout=10).json()["instances"]
+    assert "tag-big" not in {i["id"] for i in listed}
+    r = requests.get(wp(wp_server) + "/wallet-instance", timeout=10)
+    assert r.status_code == 405 and r.headers["Content-Type"].startswith("application/json"), r.text
