@@ -1,4 +1,5 @@
 import Cryptography
+import JOSE
 import Logging
 import OAuth
 import Store
@@ -34,12 +35,19 @@ public final class WalletProvider: Sendable {
     /// `dev_attestations` is on); Android and Apple ones are handed in by the composition root.
     public let verifiers: [DeviceKeyAttestationFormat: any DeviceKeyAttestationVerifier]
 
+    /// The provider's trust chain to its Trust Anchor, built in process by the composition
+    /// root (never over HTTP to this server); nil when there is none.
+    let trustChainSource: (@Sendable () -> [String]?)?
+    /// The last chain built and the earliest `exp` of its statements: reused until then.
+    let trustChainCache = Locked<(chain: [String], until: Int64)?>(nil)
+
     /// The replay records' purpose of the registration nonces.
     public static let noncePurpose = "wallet-provider-nonce"
 
     public init(entityID: String, entityName: String, configuration: WalletProviderConfiguration, keys: WalletProviderKeys,
                 database: Database, clock: Clock, logger: Logger = Logger(label: "wallet-provider"), trustAnchors: [String], adminToken: String,
-                verifiers: [any DeviceKeyAttestationVerifier] = []) {
+                verifiers: [any DeviceKeyAttestationVerifier] = [], trustChain: (@Sendable () -> [String]?)? = nil) {
+        trustChainSource = trustChain
         self.entityID = entityID
         self.entityName = entityName
         self.configuration = configuration
@@ -70,6 +78,16 @@ public final class WalletProvider: Sendable {
 }
 
 extension WalletProvider {
+    /// The `trust_chain` of wallet attestations: subject's entity configuration first, the
+    /// Trust Anchor's last, reused until 60 s before its earliest statement expires.
+    public func currentTrustChain(now: Int64) -> [String]? {
+        if let cached = trustChainCache.withLock({ $0 }), cached.until > now + 60 { return cached.chain }
+        guard let source = trustChainSource, let chain = source(), !chain.isEmpty else { return nil }
+        let until = chain.compactMap { (try? JWS.parseClaims($0))?.claims["exp"]?.intValue }.min() ?? now + 300
+        trustChainCache.withLock { $0 = (chain, until) }
+        return chain
+    }
+
     /// Forgets spent nonces past their lifetime (the shared replay records, paged; see
     /// `NonceRepository.purge`). Instances are kept until revoked or purged by an admin.
     public func purgeExpired(now: Int64) throws -> Int {

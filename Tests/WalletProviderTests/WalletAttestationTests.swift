@@ -219,3 +219,28 @@ final class KeyAttestationIssuanceTests: XCTestCase {
         XCTAssertEqual(WalletProvider.resistance(securityLevel: "software"), "iso_18045_basic")
     }
 }
+
+final class TrustChainHeaderTests: XCTestCase {
+    /// The chain is built once and reused until 60 s before its earliest statement expires.
+    func testReusedUntilItsEarliestExpiry() throws {
+        let directory = NSTemporaryDirectory() + "wp-chain-\(UUID().uuidString)"
+        let clock = ManualClock(1_800_000_000)
+        let keys = try WalletProviderKeys.loadOrCreate(directory: directory, provider: "https://wp.example.org", now: clock.now())
+        let statementKey = try PrivateKey(generatingFor: .ES256)
+        let built = Locked(0)
+        let chain = try [1_800_000_600, 1_800_000_300].map { exp in
+            try JWS.sign(payload: ["exp": .int(Int64(exp))], key: statementKey, algorithm: .ES256, keyID: "k", type: "entity-statement+jwt")
+        }
+        let provider = WalletProvider(
+            entityID: "https://wp.example.org", entityName: "wp", configuration: WalletProviderConfiguration(), keys: keys,
+            database: try Database(path: ":memory:"), clock: clock, trustAnchors: [], adminToken: "t",
+            trustChain: { built.withLock { $0 += 1 }; return chain })
+        XCTAssertEqual(provider.currentTrustChain(now: clock.now()), chain)
+        XCTAssertEqual(provider.currentTrustChain(now: clock.now() + 200), chain)
+        XCTAssertEqual(built.withLock { $0 }, 1)
+        _ = provider.currentTrustChain(now: clock.now() + 250)
+        XCTAssertEqual(built.withLock { $0 }, 2, "within 60 s of the earliest exp (300) it is built again")
+        let attestation = try provider.signWalletAttestation(key: JWK(publicKey: statementKey.publicKey), thumbprint: "t", now: clock.now())
+        XCTAssertEqual(try JWS.parseClaims(attestation).jws.header["trust_chain"]?.stringArray, chain)
+    }
+}

@@ -402,6 +402,22 @@ def verify_wallet_attestation(server, attestation: str, wallet_key: ECKey) -> di
     return claims
 
 
+def check_trust_chain(server, attestation: str) -> None:
+    """The `trust_chain` header walked independently (OpenID Federation 1.0 §10.2) from the
+    provider's entity configuration to the Trust Anchor's, whose keys come from its own
+    entity configuration fetched here; the provider's chained metadata names the attestation's kid."""
+    from fedlib import validate_trust_chain
+    header, _ = decode_jwt_unverified(attestation)
+    chain = header["trust_chain"]
+    _, _, ta = fetch_entity_configuration(server.id("ta"))
+    statements = validate_trust_chain(chain, server.id("wallet-provider"), server.id("ta"), ta_jwks=ta["jwks"])
+    assert statements[0]["sub"] == statements[0]["iss"] == server.id("wallet-provider")
+    assert statements[-1]["sub"] == statements[-1]["iss"] == server.id("ta")
+    kids = [k["kid"] for k in statements[0]["metadata"]["wallet_provider"]["jwks"]["keys"]]
+    assert header["kid"] in kids
+    assert 2_000 < len(attestation) < 16_384, len(attestation)
+
+
 def test_wallet_attestation(wp_server):
     instance = Instance(wp_server, "tag-attest")
     for der, member, with_ka in [(False, "challenge", True), (True, "nonce", False)]:
@@ -411,6 +427,7 @@ def test_wallet_attestation(wp_server):
         assert r.headers["Content-Type"] == "application/jwt" and r.headers["Cache-Control"] == "no-store"
         claims = verify_wallet_attestation(wp_server, r.text, key)
         assert claims["exp"] - claims["iat"] == 3600
+        check_trust_chain(wp_server, r.text)
     # A bare thumbprint as iss is accepted too.
     key = new_key()
     assertion, _ = instance.request(key, claims={"iss": key.thumbprint()})

@@ -1,5 +1,7 @@
 import Cryptography
+import Federation
 import HTTP
+import JOSE
 import JSON
 import WalletProvider
 
@@ -30,12 +32,51 @@ struct WalletProviderFactory: ServiceFactory {
                 }
             }
         }
+        let anchors = config.trustAnchors.map { context.entityIDs[$0] ?? $0 }
+        var trustChain: (@Sendable () -> [String]?)?
+        if let federation = context.walletProviderTrust as? FederationWalletProviderTrust {
+            let entityID = context.entityID
+            trustChain = { Self.trustChain(of: entityID, host: federation.host(), anchors: anchors) }
+        }
         let provider = WalletProvider(
             entityID: context.entityID, entityName: context.entityName, configuration: config, keys: keys,
             database: context.database, clock: context.clock, logger: context.logger,
-            trustAnchors: config.trustAnchors.map { context.entityIDs[$0] ?? $0 }, adminToken: context.adminToken)
+            trustAnchors: anchors, adminToken: context.adminToken, trustChain: trustChain)
         context.logger.info("Wallet Provider \(context.entityID) started")
         return WalletProviderService(provider: provider, watchedFiles: rootFiles)
+    }
+}
+
+extension WalletProviderFactory {
+    /// The provider's trust chain, from the resolve response of a Trust Anchor hosted here
+    /// (built in process from hosted and cached statements, like the PID Provider's wallet
+    /// provider check): the configured `trust_anchors`, else those its authority hints reach.
+    /// nil when no hosted Trust Anchor resolves it.
+    static func trustChain(of entityID: String, host: FederationHost, anchors configured: [String]) -> [String]? {
+        for anchor in configured.isEmpty ? reachableAnchors(of: entityID, host: host) : configured {
+            guard host.entity(anchor) != nil, host.isSuperior(anchor),
+                  let response = try? host.localResolveResponse(resolver: anchor, subject: entityID, trustAnchors: [anchor], entityTypes: []),
+                  let chain = (try? JWS.parseClaims(response))?.claims["trust_chain"]?.stringArray, !chain.isEmpty else { continue }
+            return chain
+        }
+        return nil
+    }
+
+    /// The hosted Trust Anchors the entity's authority hints lead to, nearest first.
+    static func reachableAnchors(of entityID: String, host: FederationHost) -> [String] {
+        var anchors: [String] = []
+        var seen: Set<String> = [entityID]
+        var level = host.entity(entityID)?.authorityHints ?? []
+        while !level.isEmpty {
+            var next: [String] = []
+            for id in level where seen.insert(id).inserted {
+                guard let entity = host.entity(id) else { continue }
+                if entity.isTrustAnchor { anchors.append(id) }
+                next += entity.authorityHints
+            }
+            level = next
+        }
+        return anchors
     }
 }
 

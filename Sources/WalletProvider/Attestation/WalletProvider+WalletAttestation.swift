@@ -141,10 +141,11 @@ extension WalletProvider {
     /// (`attestation_lifetime` later), `wallet_name` and `wallet_link`.
     func signWalletAttestation(key: JWK, thumbprint: String, now: Int64) throws(WalletProviderError) -> String {
         let claims = attestationClaims(key: key, thumbprint: thumbprint, now: now)
+        var header: [String: JSONValue] = ["x5c": .array(keys.x5c.map(JSONValue.string))]
+        if let chain = currentTrustChain(now: now) { header["trust_chain"] = .array(chain.map(JSONValue.string)) }
         do {
             return try JWS.sign(payload: claims, key: keys.signingKey, algorithm: .ES256, keyID: keys.signingJWK.kid ?? "",
-                                type: Self.walletAttestationType,
-                                extraHeader: ["x5c": .array(keys.x5c.map(JSONValue.string))])
+                                type: Self.walletAttestationType, extraHeader: header)
         } catch {
             throw WalletProviderError(.serverError, "the wallet attestation could not be signed", cause: "\(error)")
         }
