@@ -100,7 +100,7 @@ let package = Package(
         .target(name: "Explorer", dependencies: [
             "Federation", "HTTP", "JOSE", "JSON", "Pages", "Cryptography", "Support",
         ]),
-        .testTarget(name: "ExplorerTests", dependencies: ["Explorer", "Federation", "HTTP", "JOSE", "JSON", "Support"]),
+        .testTarget(name: "ExplorerTests", dependencies: ["Explorer", "Federation", "HTTP", "JOSE", "JSON", "Support", "Store", "Cryptography"]),
         .target(name: "Trustbed", dependencies: [
             "Explorer", "WalletProvider", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
             .product(name: "Logging", package: "swift-log"),

@@ -18,10 +18,18 @@ public struct Explorer: Sendable {
     /// The server's base URL: links to hosted entities are under it, others are marked external.
     public let baseURL: String
     public let clock: Clock
+    /// The hierarchy, worked out lazily once per host (a new explorer comes with each host).
+    public let tree: FederationTree
+    /// Where a page that must fetch from other servers is made: the pool resolves wait on
+    /// (`FederationRoutes.resolve`), so a slow host ties up a pool thread, never an HTTP worker
+    /// that federation endpoints need. nil (tests): on the worker.
+    public let remoteWork: WorkPool?
 
-    public init(host: FederationHost, baseURL: String, clock: Clock) {
+    public init(host: FederationHost, baseURL: String, clock: Clock, remoteWork: WorkPool? = nil) {
         self.host = host
         self.baseURL = baseURL
         self.clock = clock
+        self.remoteWork = remoteWork
+        tree = FederationTree(host: host)
     }
 }

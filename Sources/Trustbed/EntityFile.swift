@@ -24,6 +24,8 @@ struct EntityFile: Sendable {
         "entity_id", "trust_anchor", "authority_hints", "metadata", "subordinate_statement", "subordinates",
         "trust_mark_issuers", "trust_mark_owners", "trust_marks_issued", "lifetime", "signing_alg", "services",
     ]
+    /// File names no entity may have: the server's own paths below the base URL.
+    static let reservedNames: Set<String> = ["explorer"]
     /// Services an entity may run: those in the registry (each checks its own fields when it starts).
     static var knownServices: Set<String> { Set(ServiceRegistry.standard.kinds) }
     /// Signing algorithms an entity may choose for its own key (verification accepts more).
@@ -31,6 +33,11 @@ struct EntityFile: Sendable {
 
     init(name: String, file: String, json: JSONValue) throws(EntityFileError) {
         func fail(_ field: String?, _ m: String) -> EntityFileError { EntityFileError(file: file, field: field, m) }
+        // `<base-url>/explorer/...` are the federation explorer's pages (issue 19): an entity
+        // named so would have its endpoints under the same paths.
+        if Self.reservedNames.contains(name) {
+            throw fail(nil, "the name \"\(name)\" is reserved for the federation explorer's pages (\(name)/...): rename the file")
+        }
         guard let o = json.objectValue else { throw fail(nil, "the file must hold one JSON object") }
         if let unknown = Set(o.keys).subtracting(Self.knownFields).sorted().first {
             throw fail(unknown, "unknown field (known: \(Self.knownFields.sorted().joined(separator: ", ")))")

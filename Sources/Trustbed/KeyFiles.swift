@@ -12,10 +12,8 @@ struct KeyFiles {
     let name: String
     var directory: String { root + "/" + name }
     var activePointer: String { directory + "/active" }
-
-    static func ensureDirectory(_ path: String) throws {
-        try PrivateDirectory.create(path)
-    }
+    /// How the folder and its files are made (0700, 0600, O_EXCL, synced entries).
+    var folder: KeyFolder { KeyFolder(directory) }
 
     /// The kid `active` names, or nil when there is no pointer (yet). Read with plain POSIX
     /// calls: this runs on every key load, which a cold resolve in a large federation needs.
@@ -75,11 +73,11 @@ struct KeyFiles {
 
     /// Points `active` at `kid` unless it exists; false if another writer got there first.
     private func publish(_ kid: String, durable: Bool = true) throws -> Bool {
-        try Self.ensureDirectory(directory)
+        try folder.ensure()
         let tmp = try writePointer(kid, durable: durable)
         defer { unlink(tmp) }
         if link(tmp, activePointer) == 0 {
-            if durable { Self.syncDirectory(directory) }
+            if durable { folder.sync() }
             return true
         }
         guard errno == EEXIST else { throw Self.failure("cannot publish \(activePointer)") }
@@ -118,14 +116,13 @@ struct KeyFiles {
             unlink(tmp)
             throw Self.failure("cannot replace \(activePointer)")
         }
-        Self.syncDirectory(directory)
+        folder.sync()
         return key
     }
 
     private func writeKey(algorithm: SignatureAlgorithm, durable: Bool = true) throws -> SigningKey {
-        try Self.ensureDirectory(directory)
         let signing = Self.signingKey(try PrivateKey(generatingFor: algorithm), algorithm: algorithm)
-        try ExclusiveFile.create(directory + "/" + signing.kid + ".pem", try signing.privateKey.pemPKCS8(), durable: durable)
+        try folder.create(signing.kid + ".pem", try signing.privateKey.pemPKCS8(), durable: durable)
         return signing
     }
 
@@ -134,14 +131,6 @@ struct KeyFiles {
         let tmp = "\(activePointer).\(getpid()).\(UInt32.random(in: 0 ... .max)).tmp"
         try ExclusiveFile.create(tmp, kid + "\n", durable: durable)
         return tmp
-    }
-
-    /// Makes a new directory entry (a PEM, the pointer) survive a power cut, not only its contents.
-    private static func syncDirectory(_ path: String) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
     }
 
     private static func failure(_ message: String) -> Error {

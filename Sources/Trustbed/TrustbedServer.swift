@@ -252,8 +252,13 @@ public final class TrustbedServer: Sendable {
         var root = Router<Void>()
         let healthy = HTTPResponse.json(["status": "ok"]).applying(.publicRead).prepared()
         root.get("/health") { _, _, _ in healthy }
-        root.get("/") { _, request, _ in .json(try index.page(request.parameters)) }
-        Explorer(host: host, baseURL: catalog.baseURL, clock: clock).routes(into: &root)
+        let explorer = Explorer(host: host, baseURL: catalog.baseURL, clock: clock, remoteWork: remoteWork)
+        // A browser gets the explorer's landing page; programs (JSON, `*/*`, no Accept) the index.
+        root.get("/") { _, request, _ in
+            if Explorer.prefersHTML(accept: request.header("accept")) { return explorer.landingPage() }
+            return HTTPResponse.json(try index.page(request.parameters)).adding(header: "Vary", "Accept")
+        }
+        explorer.routes(into: &root)
         return State(catalog: catalog, keys: keys, host: host, site: Site(baseURL: catalog.baseURL, mounts: mounts, root: root),
                      fetchOrigins: origins, services: running)
     }

@@ -191,7 +191,7 @@ final class OfferTests: XCTestCase {
 
 final class OfferRedemptionTests: XCTestCase {
     private func redeemError(_ provider: PIDProvider, _ code: String, _ tx: String?) -> IssuanceError? {
-        do { _ = try provider.redeemPreAuthorizedCode(code, txCode: tx); return nil } catch { return error as? IssuanceError }
+        do { _ = try provider.redeemPreAuthorizedCode(code, txCode: tx); return nil } catch { return error }
     }
 
     func testUnknownExpiredAndReplay() throws {

@@ -61,7 +61,7 @@ final class KeyFilesTests: XCTestCase {
     func testActivePointerIsReadWithoutSurroundingWhitespace() throws {
         let files = KeyFiles(root: root, name: "e")
         XCTAssertNil(files.activeKid())
-        try KeyFiles.ensureDirectory(files.directory)
+        try files.folder.ensure()
         for (text, kid) in [("abc\n", "abc"), ("  abc \r\n\n", "abc"), ("\tabc", "abc"), ("\n \n", nil), ("", nil)] as [(String, String?)] {
             try? FileManager.default.removeItem(atPath: files.activePointer)
             try text.write(toFile: files.activePointer, atomically: false, encoding: .utf8)

@@ -164,6 +164,33 @@ c1=$(cpu_ticks "$server_pid")
 idle=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", 100 * (b - a) / hz / 10 }')
 row "idle CPU over 10 s (% of a core)" "$idle" "-" "-"
 
+# --- (b2) explorer pages ------------------------------------------------------------------------
+# What a browser gets (issue 19): the landing page at / (Accept: text/html) and the tree page of
+# one intermediate (BENCH_ENTITIES / 100 leaves). The first request of each builds what the
+# explorer keeps per host (the counts, each superior's subordinates in order), reported on its
+# own; the figure is the median curl time_total of the 20 after it. Goal: 50 ms at 100,000.
+explorer_get() { # explorer_get URL -> "HTTP-CODE MILLISECONDS"
+    curl -s -o /dev/null -H 'Accept: text/html' --max-time 20 -w '%{http_code} %{time_total}' "$1" 2>/dev/null \
+        | awk '{ printf "%s %.1f", $1, $2 * 1000 }' || true
+}
+explorer_row() { # explorer_row LABEL URL
+    local first times="" bad=0 code ms
+    read -r code first <<<"$(explorer_get "$2")"
+    [ "$code" = 200 ] || bad=$((bad + 1))
+    for _ in $(seq 1 20); do
+        read -r code ms <<<"$(explorer_get "$2")"
+        [ "$code" = 200 ] || bad=$((bad + 1))
+        times+=" $ms"
+    done
+    # shellcheck disable=SC2086
+    local m; m=$(median $times)
+    local result; result=$(judge "${m:--}" "<=" 50)
+    [ "$bad" -gt 0 ] && result="MISS ($bad non-200)"
+    row "$1" "${m:--}" "<=50" "$result (first $first ms)"
+}
+explorer_row "explorer: GET / as a browser (ms, median 20)" "$base/"
+explorer_row "explorer: tree of int-1, $((leaves / ints)) leaves (ms)" "$base/explorer/tree?id=$base/int-1"
+
 # --- (c) fetch for random subjects vs the hot entity configuration --------------------------
 lua=Tests/bench/scale.lua
 run() { # run OUTFILE WRK-ARGS...
@@ -325,6 +352,26 @@ verdict=MISS
 row "slow resolves ending in a JSON error" "$json_errors/$total" "$total/$total" \
     "$verdict (slowest $(printf '%.1f' "$slowest") s; HTTP$(printf '%s\n' $codes | sort | uniq -c | awk '{ printf " %sx%s", $1, $2 }'))"
 [ "$still" -gt 0 ] || echo "  note: no resolve was still waiting while /health was measured; the comparison proves little"
+
+# --- explorer: an intermediate's entity page (issue 19 item 8) -------------------------------
+# GET /explorer/entity?id=<int-0>, a superior of BENCH_ENTITIES/100 leaves (1,000 at 100,000):
+# its configuration decoded and its signature checked, and one page (100) of its subordinates,
+# each statement from the signed-statement cache as fetch serves it (never all 1,000 signed per
+# view). One warm-up request, then the median of 20 sequential ones, as curl times them.
+echo
+explorer_url="$base/explorer/entity?id=$base/int-0"
+curl -s -o "$tmp/explorer-entity.html" --max-time 30 "$explorer_url" || true
+explorer_ms="" explorer_errs=0
+for _ in $(seq 1 20); do
+    read -r code took < <(curl -s -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 30 "$explorer_url" || echo "000 0")
+    if [ "$code" = 200 ]; then explorer_ms+=" $(awk -v t="$took" 'BEGIN { printf "%.1f", t * 1000 }')"; else explorer_errs=$((explorer_errs + 1)); fi
+done
+shown=$(grep -o '[0-9]*–[0-9]* of [0-9]*' "$tmp/explorer-entity.html" | head -1 || true)
+# shellcheck disable=SC2086
+explorer_median=$(median $explorer_ms)
+explorer_result=$(judge "${explorer_median:--}" "<=" 50)
+[ "$explorer_errs" -gt 0 ] && explorer_result="MISS ($explorer_errs non-200)"
+row "explorer entity page of int-0 (ms, median)" "${explorer_median:--}" "<=50" "$explorer_result (subordinates ${shown:-?})"
 
 stop_server
 echo "$misses" >"$out/misses"

@@ -105,6 +105,20 @@ extension Certificate {
         }
     }
 
+    /// The extnValue contents (the DER inside the OCTET STRING) of the extension with dotted
+    /// OID `oid`, for extensions OpenSSL has no decoder for (Android's KeyDescription, Apple's
+    /// App Attest nonce), which callers then read with swift-asn1; nil when absent. A
+    /// certificate with the extension twice gives nil too (RFC 5280 §4.2: at most one instance).
+    public func extensionValue(oid: String) -> [UInt8]? {
+        guard let object = OBJ_txt2obj(oid, 1) else { OpenSSLErrors.clear(); return nil }
+        defer { ASN1_OBJECT_free(object) }
+        let index = X509_get_ext_by_OBJ(x509, object, -1)
+        guard index >= 0, X509_get_ext_by_OBJ(x509, object, index) < 0,
+              let ext = X509_get_ext(x509, index), let data = X509_EXTENSION_get_data(ext)
+        else { return nil }
+        return ASN1Conversions.octets(UnsafePointer(data))
+    }
+
     private func generalNames(_ nid: Int32) -> [GeneralName]? {
         guard let raw = X509_get_ext_d2i(x509, nid, nil, nil) else { return nil }
         let names = OpaquePointer(raw)

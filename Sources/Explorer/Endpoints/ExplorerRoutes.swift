@@ -9,4 +9,17 @@ extension Explorer {
         entityRoutes(into: &router)
         chainRoutes(into: &router)
     }
+
+    /// `page` at once when everything it shows is hosted here; otherwise on `remoteWork` with
+    /// the connection suspended (a full pool answers 503 at once, as resolve does).
+    func page(hosted entityIDs: [String?], _ page: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
+        guard let pool = remoteWork, entityIDs.contains(where: { $0.map { host.entity($0) == nil } ?? false }) else { return page() }
+        return .deferred { complete in
+            if !pool.submit({ complete(page()) }) {
+                complete(.html(StatementView.failure(
+                    ExplorerFailure(status: 503, title: "Busy", message: "Too many pages are waiting on other servers; retry shortly."),
+                    id: nil), status: HTTPStatus(code: 503)))
+            }
+        }
+    }
 }

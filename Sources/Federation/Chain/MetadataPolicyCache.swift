@@ -46,15 +46,7 @@ public final class MetadataPolicyCache: Sendable {
         for p in policies { parts.append(try parse(p.policy, critical: critical)) }
         let key = MergeKey(parts: parts)
         if let hit = merges.read({ $0[key] }) { return try hit.get() }
-        let result = Result { () throws(MetadataPolicyError) -> Merged in
-            var merged: Merged = [:]
-            for part in parts {
-                for (type, policy) in part.types {
-                    merged[type] = try merged[type].map { m throws(MetadataPolicyError) in try MetadataPolicy.merge(m, policy) } ?? policy
-                }
-            }
-            return merged
-        }
+        let result = Result { () throws(MetadataPolicyError) -> Merged in try MetadataPolicy.mergeLevels(parts.map(\.types)) }
         store(result, key, in: merges)
         return try result.get()
     }
@@ -79,28 +71,10 @@ public final class MetadataPolicyCache: Sendable {
         }
     }
 
-    /// Applies merged policies (section 6.1.4.2) after the immediate superior's `metadata`
-    /// overrides the subject's own for Entity Types the subject has (section 3.1.1); an
-    /// Entity Type with a policy but no metadata stays absent. The same steps as
-    /// `MetadataPolicy.resolve`, which parses and merges on every call.
+    /// Applies merged policies (section 6.1.4.2): `MetadataPolicy.applyMerged`, the steps
+    /// `MetadataPolicy.resolve` takes too.
     static func apply(_ merged: Merged, leafMetadata: [String: JSONValue],
                       superiorMetadata: [String: JSONValue]?) throws(MetadataPolicyError) -> [String: JSONValue] {
-        var metadata = leafMetadata
-        for (type, stated) in superiorMetadata ?? [:] {
-            guard let current = leafMetadata[type] else { continue }
-            var params = try parameters(current, type)
-            for (name, value) in try parameters(stated, type) { params[name] = value }
-            metadata[type] = .object(params)
-        }
-        for (type, policy) in merged.sorted(by: { $0.key < $1.key }) {
-            guard let current = metadata[type] else { continue }
-            metadata[type] = .object(try MetadataPolicy.apply(policy, to: try parameters(current, type)))
-        }
-        return metadata
-    }
-
-    private static func parameters(_ v: JSONValue, _ type: String) throws(MetadataPolicyError) -> [String: JSONValue] {
-        guard let o = v.objectValue else { throw .invalidMetadata("metadata for \(type) must be a JSON object, not \(v.typeName)") }
-        return o
+        try MetadataPolicy.applyMerged(merged, leafMetadata: leafMetadata, superiorMetadata: superiorMetadata)
     }
 }

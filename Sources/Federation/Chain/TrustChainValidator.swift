@@ -47,23 +47,11 @@ struct TrustChainValidator {
             try source.verify(with: j + 1 < subordinate.count ? above.jwks : anchorTrusted)
         }
 
-        // Constraints (section 6.2): each superior's statement limits everything below it.
-        var metadata = leaf.metadata ?? [:]
-        for (j, source) in subordinate.enumerated() {
-            let s = source.statement
-            guard let c = s.constraints else { continue }
-            let constraints: FederationConstraints
-            do { constraints = try FederationConstraints(json: c) } catch {
-                throw .invalidTrustChain("constraints from \(s.issuer) are malformed: \(error)")
-            }
-            do {
-                try constraints.check(intermediatesBelow: j)
-                for k in 0...j { try constraints.check(entityID: k == 0 ? leaf.subject : subordinate[k - 1].statement.issuer) }
-            } catch {
-                throw .invalidTrustChain("constraint of \(s.issuer) violated: \(error)")
-            }
-            metadata = constraints.filter(metadata: metadata)
-        }
+        // Constraints (section 6.2): each superior's statement limits everything below it, and
+        // `allowed_entity_types` filters the subject's metadata before any policy.
+        let constrained = ChainConstraints.evaluate(leaf: leaf, subordinate: subordinate.map(\.statement))
+        if let failure = constrained.failure { throw .invalidTrustChain(failure) }
+        let metadata = constrained.metadata
 
         // Metadata (section 6.1): the immediate superior's `metadata`, then the merged policies
         // from the Trust Anchor down.

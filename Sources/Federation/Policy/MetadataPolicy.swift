@@ -27,22 +27,27 @@ public enum MetadataPolicy {
         try apply(try MetadataPolicyParsing.entityType(policy, critical: []), to: metadata)
     }
 
-    static func merge(_ sup: MetadataPolicyParsing.Parsed, _ sub: MetadataPolicyParsing.Parsed) throws(MetadataPolicyError) -> MetadataPolicyParsing.Parsed {
+    static func merge(_ sup: MetadataPolicyParsing.Parsed, _ sub: MetadataPolicyParsing.Parsed,
+                      recorder: PolicyTraceRecorder? = nil) throws(MetadataPolicyError) -> MetadataPolicyParsing.Parsed {
         var out = sup
         // Sorted so that, of several problems, the same one is always reported.
         for (name, s) in sub.sorted(by: { $0.key < $1.key }) {
+            recorder?.position.parameter = name
             out[name] = try sup[name].map { p throws(MetadataPolicyError) in try p.merged(withSubordinate: s, parameter: name) } ?? s
         }
         return out
     }
 
-    static func apply(_ policy: MetadataPolicyParsing.Parsed, to metadata: [String: JSONValue]) throws(MetadataPolicyError) -> [String: JSONValue] {
+    static func apply(_ policy: MetadataPolicyParsing.Parsed, to metadata: [String: JSONValue],
+                      recorder: PolicyTraceRecorder? = nil) throws(MetadataPolicyError) -> [String: JSONValue] {
         var out = metadata
         for (name, operators) in policy.sorted(by: { $0.key < $1.key }) {
             let isScope = name == MetadataPolicyScope.parameter
             let current = isScope ? metadata[name].map(MetadataPolicyScope.split) : metadata[name]
-            let result = try operators.apply(to: current, parameter: name)
+            recorder?.begin(parameter: name, input: current)
+            let result = try operators.apply(to: current, parameter: name, step: recorder?.step)
             out[name] = isScope ? result.map(MetadataPolicyScope.join) : result
+            recorder?.end(output: out[name])
         }
         return out
     }

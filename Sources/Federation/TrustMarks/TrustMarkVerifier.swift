@@ -8,6 +8,8 @@ enum TrustMarkRejection: Error, CustomStringConvertible {
     case notYetValid
     case expired
     case untrustedIssuer(String)
+    /// The issuer has no valid chain to the subject's Trust Anchor (rule 3).
+    case issuerWithoutChain(String)
     case badSignature(String)
     case badDelegation(String)
     case notActive(String)
@@ -18,12 +20,31 @@ enum TrustMarkRejection: Error, CustomStringConvertible {
         case .wrongSubject(let s): return "issued to \(s)"
         case .notYetValid: return "issued in the future"
         case .expired: return "expired"
-        case .untrustedIssuer(let m): return "issuer not trusted: \(m)"
+        case .untrustedIssuer(let m), .issuerWithoutChain(let m): return "issuer not trusted: \(m)"
         case .badSignature(let m): return "signature does not verify: \(m)"
         case .badDelegation(let m): return "delegation invalid: \(m)"
         case .notActive(let m): return "not active: \(m)"
         }
     }
+
+    /// The rule of `TrustMarkVerifier` (1 to 5) the mark fails.
+    var rule: Int {
+        switch self {
+        case .malformed, .wrongSubject, .notYetValid, .expired: return 1
+        case .untrustedIssuer: return 2
+        case .issuerWithoutChain, .badSignature: return 3
+        case .badDelegation: return 4
+        case .notActive: return 5
+        }
+    }
+}
+
+/// A trust mark left out of a resolve answer, with why (for the explorer; the resolver only logs it).
+public struct RejectedTrustMark: Sendable {
+    public let entry: TrustMarkEntry
+    /// The rule of `TrustMarkVerifier` (and of docs/federation.md) it fails, 1 to 5.
+    public let rule: Int
+    public let reason: String
 }
 
 /// What the resolver learned about a trust mark issuer by resolving a trust chain for it.
@@ -66,6 +87,8 @@ public struct TrustMarkVerification: Sendable {
     /// was kept or dropped): an answer built from this result must not be reused for longer
     /// than `TrustMarkStatusChecker.cacheLifetime` (1 s), or a revocation would go unseen.
     public let dependsOnRemoteStatus: Bool
+    /// The marks left out, each with its reason.
+    public var rejected: [RejectedTrustMark] = []
 }
 
 /// Validates trust marks found in a subject's entity configuration against the Trust Anchor its
@@ -122,9 +145,9 @@ struct TrustMarkVerifier {
         }
 
         let trust: TrustMarkIssuerTrust
-        do { trust = try issuer(iss) } catch { throw .untrustedIssuer("no trust chain for \(iss): \(error.message)") }
+        do { trust = try issuer(iss) } catch { throw .issuerWithoutChain("no trust chain for \(iss): \(error.message)") }
         if let anchor = trust.trustAnchor, anchor != trustAnchor.subject {
-            throw .untrustedIssuer("the chain of \(iss) ends at \(anchor), not at \(trustAnchor.subject)")
+            throw .issuerWithoutChain("the chain of \(iss) ends at \(anchor), not at \(trustAnchor.subject)")
         }
         do {
             try jws.verify(keys: trust.keys, allowList: AlgorithmPolicy.federationDefault, expectedType: FederationType.trustMark)
@@ -198,9 +221,10 @@ extension FederationHost {
                                    status: TrustMarkStatusChecker, now: Int64) -> TrustMarkVerification {
         let verifier = TrustMarkVerifier(trustAnchor: trustAnchor, now: now, skew: limits.clockSkew)
         var kept: [VerifiedTrustMark] = []
+        var rejected: [RejectedTrustMark] = []
         var remote = false
         for entry in entries {
-            do {
+            do throws(TrustMarkRejection) {
                 let (mark, trust) = try verifier.verify(entry, subject: subject, issuer: issuer)
                 if entities[mark.issuer] != nil {
                     try checkLocallyActive(mark, subject: subject)
@@ -212,9 +236,10 @@ extension FederationHost {
                 kept.append(mark)
             } catch {
                 logger.debug("trust mark \(entry.trustMarkType) of \(subject) dropped: \(error)")
+                rejected.append(RejectedTrustMark(entry: entry, rule: error.rule, reason: error.description))
             }
         }
-        return TrustMarkVerification(marks: kept, dependsOnRemoteStatus: remote)
+        return TrustMarkVerification(marks: kept, dependsOnRemoteStatus: remote, rejected: rejected)
     }
 
     /// The signature-only form used before status checks existed: local revocations are still

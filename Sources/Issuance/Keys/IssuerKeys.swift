@@ -79,8 +79,8 @@ public struct IssuerKeys: Sendable {
     /// signs with an expired certificate; the CRL is re-issued when past `nextUpdate`.
     public static func loadOrCreate(directory: String, issuer: String, country: String, authority: String,
                                     now: Int64) throws -> IssuerKeys {
-        let files = IssuerKeyFiles(directory: directory)
-        try files.ensureDirectory()
+        let files = KeyFolder(directory)
+        try files.ensure()
         let iacaKey = try files.privateKey("iaca.key.pem") { try PrivateKey(generatingFor: .ES256) }
         let iaca = try files.certificate("iaca.pem") {
             try AnnexB.makeIACA(key: iacaKey, country: country, organization: authority, commonName: "\(authority) IACA",
@@ -119,36 +119,7 @@ public struct IssuerKeys: Sendable {
     }
 }
 
-/// Files of one issuer's key folder, created through `ExclusiveFile` (O_EXCL, mode 0600): when
-/// two processes start at once, the loser reads the winner's file.
-struct IssuerKeyFiles {
-    let directory: String
-
-    func ensureDirectory() throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-    }
-
-    func text(_ name: String, create: () throws -> String) throws -> String {
-        let path = directory + "/" + name
-        if let existing = try? String(contentsOfFile: path, encoding: .utf8) { return existing }
-        let fresh = try create()
-        if (try? ExclusiveFile.create(path, fresh)) != nil { return fresh }
-        return try String(contentsOfFile: path, encoding: .utf8)
-    }
-
-    func privateKey(_ name: String, create: () throws -> PrivateKey) throws -> PrivateKey {
-        try PrivateKey(pem: text(name) { try create().pemPKCS8() })
-    }
-
-    func certificate(_ name: String, create: () throws -> Certificate) throws -> Certificate {
-        try Certificate(pem: text(name) { try create().pem() })
-    }
-
-    func crl(_ name: String, create: () throws -> CertificateRevocationList) throws -> CertificateRevocationList {
-        try CertificateRevocationList(pem: text(name) { try create().pem() })
-    }
-
+extension KeyFolder {
     /// A signing key and its certificate (`<name>.key.pem`, `<name>.pem`), made by `make` when
     /// missing. Replaced (new key, new certificate) within 30 days of the certificate's end, when
     /// the two do not match, or when the issuer's URL changed (another --base-url): SD-JWT VC
@@ -165,14 +136,5 @@ struct IssuerKeyFiles {
             try replace(name + ".pem", certificate.pem())
         }
         return (key, certificate)
-    }
-
-    /// Replaces a file atomically (write aside, then rename).
-    func replace(_ name: String, _ text: String) throws {
-        let path = directory + "/" + name
-        let aside = path + ".new"
-        unlink(aside)
-        try ExclusiveFile.create(aside, text)
-        guard rename(aside, path) == 0 else { throw IssuanceError.serverError("cannot replace \(path)") }
     }
 }
