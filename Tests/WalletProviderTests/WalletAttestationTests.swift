@@ -214,8 +214,8 @@ final class KeyAttestationIssuanceTests: XCTestCase {
         XCTAssertNoThrow(try provider.issueKeyAttestation(KeyAttestationRequest.parse(request(nonce: nonce))))
         XCTAssertThrowsError(try provider.issueKeyAttestation(KeyAttestationRequest.parse(request(nonce: nonce))))
         XCTAssertEqual(WalletProvider.resistance(securityLevel: "tee"), "iso_18045_moderate")
-        XCTAssertEqual(WalletProvider.resistance(securityLevel: "strongBox"), "iso_18045_high")
-        XCTAssertEqual(WalletProvider.resistance(securityLevel: "secureEnclave"), "iso_18045_high")
+        XCTAssertEqual(WalletProvider.resistance(securityLevel: "strongbox"), "iso_18045_high")
+        XCTAssertEqual(WalletProvider.resistance(securityLevel: "secure_enclave"), "iso_18045_high")
         XCTAssertEqual(WalletProvider.resistance(securityLevel: "software"), "iso_18045_basic")
     }
 }

@@ -16,9 +16,10 @@ struct WalletProviderFactory: ServiceFactory {
         let keys = try WalletProviderKeys.loadOrCreate(
             directory: "\(context.keysDirectory)/\(context.entityName)/wallet-provider", provider: context.entityID,
             now: context.clock.now())
-        // The Android and Apple roots are read (and watched) here so a bad file fails the start,
-        // naming the field; their verifiers take them once they are built (issue 20, item 5b/c).
+        // The Android and Apple roots are read (and watched: an edit restarts the provider) here,
+        // so a bad file fails the start naming the field; none named: the shipped defaults.
         var rootFiles: [String: [UInt8]?] = [:]
+        var roots: [String: [Certificate]] = [:]
         for (field, paths) in [("android_roots", config.androidRootFiles), ("apple_roots", config.appleRootFiles)] {
             for path in paths {
                 do {
@@ -26,7 +27,7 @@ struct WalletProviderFactory: ServiceFactory {
                     let content = ServiceAssembly.read(resolved)
                     rootFiles[resolved] = content
                     guard let content else { throw WalletProviderError(.serverError, "cannot read the file") }
-                    _ = try Certificate.certificates(pem: String(decoding: content, as: UTF8.self))
+                    roots[field, default: []] += try Certificate.certificates(pem: String(decoding: content, as: UTF8.self))
                 } catch {
                     throw EntityFileError(file: context.entityFile, field: "services.\(kind).\(field)", "\(path): \(error)")
                 }
@@ -41,7 +42,10 @@ struct WalletProviderFactory: ServiceFactory {
         let provider = WalletProvider(
             entityID: context.entityID, entityName: context.entityName, configuration: config, keys: keys,
             database: context.database, clock: context.clock, logger: context.logger,
-            trustAnchors: anchors, adminToken: context.adminToken, trustChain: trustChain)
+            trustAnchors: anchors, adminToken: context.adminToken,
+            verifiers: WalletProvider.hardwareVerifiers(androidRoots: roots["android_roots"] ?? [], appleRoots: roots["apple_roots"] ?? [],
+                                                        appleAppIDs: config.appleAppIDs),
+            trustChain: trustChain)
         context.logger.info("Wallet Provider \(context.entityID) started")
         return WalletProviderService(provider: provider, watchedFiles: rootFiles)
     }

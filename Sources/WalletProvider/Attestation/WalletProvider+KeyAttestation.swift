@@ -68,11 +68,7 @@ extension WalletProvider {
     /// a development (software) key is basic, an Android TEE key moderate, StrongBox and the
     /// Secure Enclave high.
     static func resistance(securityLevel: String) -> String {
-        switch securityLevel {
-        case "tee": return "iso_18045_moderate"
-        case "strongBox", "secureEnclave": return "iso_18045_high"
-        default: return "iso_18045_basic"
-        }
+        SecurityLevel(rawValue: securityLevel)?.keyStorage ?? "iso_18045_basic"
     }
 
     /// `POST <wp>/key-attestations` (item 7): a `key-attestation+jwt` (Appendix D.1) for the

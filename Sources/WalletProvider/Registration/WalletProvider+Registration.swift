@@ -116,8 +116,8 @@ extension WalletProvider {
 
     /// The device facts as stored: `{model, os, security_level, integrity}`.
     static func deviceFactsJSON(_ facts: DeviceFacts) -> JSONValue {
-        ["model": .string(facts.model), "os": .string(facts.os),
-         "security_level": .string(String(describing: facts.securityLevel)), "integrity": .bool(facts.integrity)]
+        ["model": facts.model.map(JSONValue.string) ?? .null, "os": facts.os.map(JSONValue.string) ?? .null,
+         "security_level": .string(facts.securityLevel.rawValue), "integrity": .bool(facts.integrity)]
     }
 
     /// A store call with its failure as the provider's error (500, or 503 when busy).
