@@ -685,3 +685,69 @@ def test_oversized_and_wrong_method(wp_server):
     assert "tag-big" not in {i["id"] for i in listed}
     r = requests.get(wp(wp_server) + "/wallet-instance", timeout=10)
     assert r.status_code == 405 and r.headers["Content-Type"].startswith("application/json"), r.text
+
+
+# -- item 5(b): Android Key Attestation through the registration, under a test root
+
+def _android_fixtures():
+    """The device attestation fixtures' builders (Tests/Fixtures/device-attestation/make_fixtures.py:
+    cryptography certificates, the KeyDescription extension written with asn1crypto)."""
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "Fixtures" / "device-attestation" / "make_fixtures.py"
+    spec = importlib.util.spec_from_file_location("device_attestation_fixtures", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_register_with_an_android_key_attestation(make_server):
+    fx = _android_fixtures()
+    root_key = ec.generate_private_key(ec.SECP384R1())
+    root = fx.ca_certificate(fx.name("Interop Android Attestation Root"), root_key)
+    mid_key = ec.generate_private_key(ec.SECP256R1())
+    mid = fx.ca_certificate(fx.name("Interop Droid CA2"), mid_key, root.subject, root_key)
+    server = make_server("wp-android", entities={
+        "ta": {"metadata": {"federation_entity": {"organization_name": "TA"}}},
+        "wallet-provider": {"authority_hints": ["ta"], "services": {"wallet_provider": {"android_roots": ["android-root.pem"]}}},
+    })
+    (server.entities / "android-root.pem").write_text(fx.pem(root))
+    server.start()
+
+    def chain(hardware, challenge, level="trusted_environment"):
+        leaf = fx.android_leaf(hardware, mid, mid_key, fx.key_description(challenge, level=level))
+        return [fx.b64(fx.der(leaf)), fx.b64(fx.der(mid)), fx.b64(fx.der(root))]
+
+    def jwk_of(private_key) -> ECKey:
+        return ECKey.import_key(private_key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                                      serialization.PublicFormat.SubjectPublicKeyInfo))
+
+    hardware = ec.generate_private_key(ec.SECP256R1())
+    thumbprint = jwk_of(hardware).thumbprint()
+    n = nonce(server)
+    cdh = hashlib.sha256(json.dumps({"nonce": n, "hardware_key_tag": "android-1", "jwk_thumbprint": thumbprint},
+                                    separators=(",", ":")).encode()).digest()
+    # Bound to another nonce: 403 invalid_request; a software key: 403 integrity_check_error.
+    other = hashlib.sha256(b"another nonce").digest()
+    assert_error(register(server, {"challenge": n, "key_attestation": chain(hardware, other), "hardware_key_tag": "android-1"}),
+                 403, "invalid_request")
+    assert_error(register(server, {"challenge": n, "key_attestation": chain(hardware, cdh, level="software"),
+                                   "hardware_key_tag": "android-1"}), 403, "integrity_check_error")
+    r = register(server, {"challenge": n, "key_attestation": chain(hardware, cdh, level="strongbox"), "hardware_key_tag": "android-1"})
+    assert r.status_code == 204, r.text
+    # The bare nonce as challenge (the IO wallet) is accepted too.
+    hardware2 = ec.generate_private_key(ec.SECP256R1())
+    n2 = nonce(server)
+    r = register(server, {"challenge": n2, "key_attestation": chain(hardware2, n2.encode()), "hardware_key_tag": "android-2"})
+    assert r.status_code == 204, r.text
+    admin = {"Authorization": "Bearer " + server.admin_token}
+    listed = {i["id"]: i for i in requests.get(wp(server) + "/admin/instances", headers=admin, timeout=10).json()["instances"]}
+    assert listed["android-1"]["format"] == "android" and listed["android-2"]["format"] == "android"
+    # A key attestation for the StrongBox instance states iso_18045_high.
+    signer = ECKey.import_key(hardware.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                     serialization.NoEncryption()))
+    request = sign_jwt({"alg": "ES256", "typ": "wp-kar+jwt", "kid": "android-1"},
+                       {"iss": server.id("wallet-provider") + "/instance/android-1", "aud": server.id("wallet-provider"),
+                        "iat": int(time.time()), "nonce": nonce(server), "keys": [public_jwk(new_key())]}, signer)
+    r = key_attestations(server, request)
+    assert r.status_code == 200, r.text
+    assert decode_jwt_unverified(r.json()["key_attestation"])[1]["key_storage"] == ["iso_18045_high"]
