@@ -41,9 +41,12 @@ public struct WalletProviderKeys: Sendable {
     /// missing. The signer is replaced (new key, new certificate) within 30 days of its end,
     /// so a long-running demo never signs with an expired certificate.
     public static func loadOrCreate(directory: String, provider: String, now: Int64) throws -> WalletProviderKeys {
-        let files = KeyFiles(directory: directory)
-        try PrivateDirectory.create(directory)
-        let caKey = try files.privateKey("ca.key.pem")
+        // `KeyFolder`: 0700 folder, 0600 files made once with O_EXCL (the loser of two starts
+        // reads the winner's file), replacements by rename.
+        let files = KeyFolder(directory)
+        try files.ensure()
+        func newKey() throws -> PrivateKey { try PrivateKey(generatingFor: .ES256) }
+        let caKey = try files.privateKey("ca.key.pem", make: newKey)
         let ca = try files.certificate("ca.pem") {
             try CertificateBuilder(
                 subject: DistinguishedName(country: "NL", organization: "Trustbed", commonName: "Trustbed Wallet Provider CA"),
@@ -52,7 +55,7 @@ public struct WalletProviderKeys: Sendable {
                              .subjectKeyIdentifier, .authorityKeyIdentifier, .subjectAlternativeName([.uri(provider)])]
             ).selfSign(with: caKey)
         }
-        var signingKey = try files.privateKey("signer.key.pem")
+        var signingKey = try files.privateKey("signer.key.pem", make: newKey)
         func makeSigner(_ key: PrivateKey) throws -> Certificate {
             try CertificateBuilder(
                 subject: DistinguishedName(country: "NL", organization: "Trustbed", commonName: "Trustbed Wallet Provider"),
@@ -68,7 +71,7 @@ public struct WalletProviderKeys: Sendable {
             try files.replace("signer.key.pem", signingKey.pemPKCS8())
             try files.replace("signer.pem", signer.pem())
         }
-        let deviceMakerKey = try files.privateKey("device-maker.key.pem")
+        let deviceMakerKey = try files.privateKey("device-maker.key.pem", make: newKey)
         let deviceMakerRoot = try files.certificate("device-maker.pem") {
             try CertificateBuilder(
                 subject: DistinguishedName(organization: "Trustbed Mock Device Maker", commonName: "Trustbed Development Key Attestation Root"),
@@ -83,36 +86,5 @@ public struct WalletProviderKeys: Sendable {
         }
         return WalletProviderKeys(ca: ca, signingKey: signingKey, signer: signer, deviceMakerKey: deviceMakerKey,
                                   deviceMakerRoot: deviceMakerRoot, nonceSecret: secret)
-    }
-
-    /// Files of the key folder, created through `ExclusiveFile` (O_EXCL, mode 0600): when two
-    /// processes start at once, the loser reads the winner's file.
-    struct KeyFiles {
-        let directory: String
-
-        func text(_ name: String, create: () throws -> String) throws -> String {
-            let path = directory + "/" + name
-            if let existing = try? String(contentsOfFile: path, encoding: .utf8) { return existing }
-            let fresh = try create()
-            if (try? ExclusiveFile.create(path, fresh)) != nil { return fresh }
-            return try String(contentsOfFile: path, encoding: .utf8)
-        }
-
-        func privateKey(_ name: String) throws -> PrivateKey {
-            try PrivateKey(pem: text(name) { try PrivateKey(generatingFor: .ES256).pemPKCS8() })
-        }
-
-        func certificate(_ name: String, create: () throws -> Certificate) throws -> Certificate {
-            try Certificate(pem: text(name) { try create().pem() })
-        }
-
-        /// Replaces a file atomically (write aside, then rename).
-        func replace(_ name: String, _ text: String) throws {
-            let path = directory + "/" + name
-            let aside = path + ".new"
-            unlink(aside)
-            try ExclusiveFile.create(aside, text)
-            guard rename(aside, path) == 0 else { throw WalletProviderError(.serverError, "cannot replace \(path)") }
-        }
     }
 }
