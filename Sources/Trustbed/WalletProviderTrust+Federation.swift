@@ -17,7 +17,7 @@ import OAuth
 /// (the resolver's per-origin limits, fetch timeout and 10 s memory of failed fetches still
 /// apply), so a slow wallet provider costs one worker at most that long.
 public struct FederationWalletProviderTrust: WalletProviderTrust {
-    private let host: @Sendable () -> FederationHost
+    let host: @Sendable () -> FederationHost
     private let remoteBudget: Double
 
     /// `host` returns the current federation host (it is replaced when entity files change).

@@ -69,7 +69,7 @@ struct ServiceRegistry: Sendable {
     }
 
     /// Every service the server knows. A new service adds its factory here.
-    static let standard = ServiceRegistry([PIDProviderFactory()])
+    static let standard = ServiceRegistry([PIDProviderFactory(), WalletProviderFactory()])
 
     var kinds: [String] { factories.map(\.kind).sorted() }
 

@@ -1,0 +1,43 @@
+/// The Wallet Provider's state (issue 20): accounts and the wallet instances registered under
+/// them. Every row carries the `provider` (the Wallet Provider's entity ID), so several
+/// providers share one file. An account is the person behind one or more instances; the NL
+/// recovery flows (PIN recovery, PID renewal, device transfer) will hang their per-account
+/// keys off it, so instances point at it rather than carrying a person's data themselves.
+enum WalletProviderSchema {
+    static let version6 = [
+        """
+        CREATE TABLE wallet_provider_accounts (
+            provider TEXT NOT NULL,
+            id TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (provider, id)
+        ) STRICT
+        """,
+        // A wallet instance (IT-Wallet "Mobile Application Instance"), keyed by the
+        // `hardware_key_tag` the device gave its hardware key. `hardware_jwk` is that key's
+        // public JWK; `format` the device key attestation's format (`dev`, `android`, `apple`);
+        // `device_facts` what the attestation said about the device (JSON). `state` follows the
+        // Wallet Solution's state machine (installed, operational, valid, uninstalled);
+        // `revoked_at` marks a revoked hardware key, which no attestation request may use again.
+        """
+        CREATE TABLE wallet_provider_instances (
+            provider TEXT NOT NULL,
+            id TEXT NOT NULL,
+            account TEXT NOT NULL,
+            hardware_jwk TEXT NOT NULL,
+            hardware_jwk_thumbprint TEXT NOT NULL,
+            format TEXT NOT NULL,
+            device_facts TEXT NOT NULL,
+            state TEXT NOT NULL,
+            reason TEXT,
+            revoked_at INTEGER,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (provider, id)
+        ) STRICT
+        """,
+        """
+        CREATE INDEX wallet_provider_instances_by_account ON wallet_provider_instances (provider, account)
+        """,
+    ]
+}
