@@ -139,9 +139,8 @@ final class ResponseMemo: Sendable {
         let (entry, generation) = table.read { ($0.entries[key], $0.generation) }
         guard let entry else { return (nil, generation) }
         guard MonotonicClock.nanoseconds() < entry.deadlineNanos else {
-            // Dropped now rather than left for the budget: another thread may have stored a
-            // fresh answer since, which stays.
-            // Returned out of the closure, so released after the lock.
+            // Dropped now rather than left for the budget, unless another thread has stored a
+            // fresh answer since. Returned out of the closure, so released after the lock.
             _ = table.withLock { table -> Entry? in
                 guard let current = table.entries[key], current.wire === entry.wire else { return nil }
                 table.bytes -= Table.size(bodyBytes: current.bytes, key)
@@ -153,7 +152,8 @@ final class ResponseMemo: Sendable {
     }
 
     /// Keeps `response` for identical requests when it is reusable, and returns the MHD
-    /// response made for that, so the caller queues it rather than making another.
+    /// response made for that, so the caller queues it rather than making another (also when a
+    /// `clear()` in between kept it out of the table).
     @discardableResult
     func store(_ response: HTTPResponse, for key: Key, generation seen: UInt64) -> PreparedResponse? {
         guard response.status == 200, let until = response.reusableUntil else { return nil }
@@ -169,14 +169,15 @@ final class ResponseMemo: Sendable {
         // Clamped before multiplying: a route's memo without an `until` passes Int64.max.
         let deadline = now &+ min(Self.lifetimeNanos, UInt64(min(secondsLeft, 10)) * 1_000_000_000)
         let entry = Entry(wire: wire, bytes: response.body.count, deadlineNanos: deadline)
-        let released = table.withLock { table -> (kept: Bool, old: [Key: Entry], replaced: Entry?) in
-            guard table.generation == seen else { return (false, [:], nil) }
+        // What leaves the table is returned out of the closure, so its MHD responses are
+        // destroyed after the lock (by whichever of the caller and the hits still holding one
+        // lets go last).
+        _ = table.withLock { table -> (old: [Key: Entry], replaced: Entry?) in
+            guard table.generation == seen else { return ([:], nil) }
             let old = table.bytes + size > byteBudget ? table.takeAll() : [:]
-            return (true, old, table.insert(entry, for: key))
+            return (old, table.insert(entry, for: key))
         }
-        // The MHD responses of `released` are destroyed here, after the lock, when this was the
-        // last reference; otherwise by whichever hit still holds one.
-        return released.kept ? wire : nil
+        return wire
     }
 
     /// Forgets every answer and every request answered once.
