@@ -3,10 +3,10 @@ import HTTP
 import XCTest
 
 /// The server's micro-cache of reusable answers: what counts as the same request, and when an
-/// answer must not be reused. Each worker thread keeps its own memo, so most tests run one
-/// worker to count handler calls exactly. An answer is kept from the second time its request
-/// is answered within a second (a one-off request costs no entry), so the tests ask twice
-/// before they expect reuse.
+/// answer must not be reused. One memo serves all worker threads; most tests run one worker all
+/// the same, so that requests are answered in the order sent. An answer is kept from the second
+/// time its request is answered within a second (a one-off request costs no entry), so the
+/// tests ask twice before they expect reuse.
 final class ResponseMemoTests: XCTestCase {
     private final class Counter: @unchecked Sendable {
         private let lock = NSLock()
@@ -19,11 +19,12 @@ final class ResponseMemoTests: XCTestCase {
         _ counter: Counter, until: Int64 = Int64(Date().timeIntervalSince1970) + 3600, threads: Int = 1, budget: Int = 1 << 20
     ) throws -> HTTPServer {
         var configuration = HTTPServerConfiguration(port: 0, threads: threads)
-        configuration.memoBytesPerThread = budget
+        configuration.memoBytes = budget
         return try startServer(configuration) { request in
             let n = counter.next()
             switch request.path {
             case "/reusable": return HTTPResponse.text("answer \(n)").reusable(until: until)
+            case "/large": return HTTPResponse.text(Self.largeBody(n)).reusable(until: until)
             case "/big": return HTTPResponse.text(String(repeating: "x", count: 2000)).reusable(until: until)
             case "/missing": return HTTPResponse.error(status: 404, code: "not_found", description: "no").reusable(until: until)
             default: return .text("fresh \(n)")
@@ -32,6 +33,11 @@ final class ResponseMemoTests: XCTestCase {
     }
 
     private func body(_ port: UInt16, _ target: String, headers: String = "") throws -> String {
+        try Self.body(port, target, headers: headers)
+    }
+
+    /// Static, for the client threads of the concurrent tests.
+    private static func body(_ port: UInt16, _ target: String, headers: String = "") throws -> String {
         String(decoding: try roundTrip(port, "GET \(target) HTTP/1.1\r\nHost: t\r\n\(headers)\r\n").body, as: UTF8.self)
     }
 
@@ -58,12 +64,74 @@ final class ResponseMemoTests: XCTestCase {
         XCTAssertEqual(try body(server.boundPort, "/reusable?once"), "answer 3")
     }
 
-    func testEveryWorkerHandlesAtMostOnce() throws {
+    func testAllWorkersShareOneMemo() throws {
         let counter = Counter()
-        let server = try start(counter, threads: 2)
+        let server = try start(counter, threads: 4)
         defer { server.stop() }
-        for _ in 0..<20 { XCTAssertTrue(try body(server.boundPort, "/reusable").hasPrefix("answer ")) }
-        XCTAssertLessThanOrEqual(counter.count, 4, "two handler calls per worker thread at most")
+        // Each request on a fresh connection, so they are spread over the workers.
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 1")
+        XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2")
+        for _ in 0..<20 { XCTAssertEqual(try body(server.boundPort, "/reusable"), "answer 2") }
+        XCTAssertEqual(counter.count, 2, "kept once, whichever worker answered")
+    }
+
+    func testConcurrentHitsFromSeveralThreads() throws {
+        let counter = Counter()
+        let server = try start(counter, threads: 4)
+        defer { server.stop() }
+        let port = server.boundPort
+        _ = try body(port, "/reusable")
+        XCTAssertEqual(try body(port, "/reusable"), "answer 2")
+        let answers = Answers()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<25 { answers.add((try? Self.body(port, "/reusable")) ?? "failed") }
+        }
+        XCTAssertEqual(answers.all.count, 200)
+        XCTAssertEqual(Set(answers.all), ["answer 2"], "every concurrent request got the kept answer")
+        XCTAssertEqual(counter.count, 2)
+    }
+
+    /// Clearing while other threads are queueing and sending an entry's MHD response: the entry
+    /// leaves the table at once, and its response is destroyed only after the last of them let
+    /// go (a large body, so sends are still under way when it goes). A response destroyed too
+    /// early would send freed memory or crash the server.
+    func testClearWhileOtherThreadsServeTheEntry() throws {
+        let counter = Counter()
+        let server = try start(counter, threads: 4, budget: 8 << 20)
+        defer { server.stop() }
+        let port = server.boundPort
+        let answers = Answers()
+        let done = Counter()
+        let clearer = Thread {
+            while done.count == 0 {
+                server.clearMemo()
+                Thread.sleep(forTimeInterval: 0.002)
+            }
+        }
+        clearer.start()
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            for _ in 0..<30 { answers.add((try? Self.body(port, "/large")) ?? "failed") }
+        }
+        _ = done.next()
+        XCTAssertEqual(answers.all.count, 180)
+        for answer in Set(answers.all) {
+            let n = Int(answer.prefix(while: { $0 != " " }))
+            XCTAssertTrue(n.map { answer == Self.largeBody($0) } ?? false, "a whole, unmixed answer: \(answer.prefix(40))")
+        }
+        XCTAssertGreaterThan(counter.count, 2, "the clears made the handler answer again")
+    }
+
+    /// A body of 256 KiB, too large for one socket write, that says which handler call made it.
+    private static func largeBody(_ n: Int) -> String {
+        let head = "\(n) "
+        return head + String(repeating: Character(UnicodeScalar(UInt8(97 + n % 26))), count: (256 << 10) - head.utf8.count)
+    }
+
+    private final class Answers: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [String] = []
+        func add(_ value: String) { lock.withLock { values.append(value) } }
+        var all: [String] { lock.withLock { values } }
     }
 
     func testQueryAndRoutingHeadersAreDifferentRequests() throws {

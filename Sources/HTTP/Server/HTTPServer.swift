@@ -33,7 +33,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.accessLog = AccessLog(logger: logger)
         self.tooLarge = BuiltinResponses.payloadTooLarge(limit: configuration.bodyLimit)
         self.discardLimit = max(configuration.bodyLimit, 1 << 20) &* 16
-        self.memo = ResponseMemo(byteBudget: configuration.memoBytesPerThread)
+        self.memo = ResponseMemo(byteBudget: configuration.memoBytes)
     }
 
     deinit { stop() }

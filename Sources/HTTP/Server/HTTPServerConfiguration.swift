@@ -22,8 +22,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// address holding `connectionLimit` idle connections locks every other client out until
     /// `connectionTimeout`; with it, its excess connections are closed at accept.
     public var perAddressConnectionLimit: Int
-    /// Bytes each worker thread's memo of reusable answers may hold (see `ResponseMemo`).
-    public var memoBytesPerThread = 1 << 20
+    /// Bytes the memo of reusable answers may hold, shared by all worker threads (see `ResponseMemo`).
+    public var memoBytes = 4 << 20
 
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = HTTPServerConfiguration.activeCores,

@@ -1,5 +1,4 @@
-import CMicroHTTPD
-import Synchronization
+import Support
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -18,21 +17,26 @@ import Darwin
 /// The application clears the memo whenever what it serves changes (`HTTPServer.clearMemo()`).
 ///
 /// An answer is kept from the second time its URL is answered within a second, not the first:
-/// a thread remembers the hashes of the URLs it answered lately (a direct-mapped table). A URL
+/// the memo remembers the hashes of the URLs it answered lately (a direct-mapped table). A URL
 /// asked for once, such as a `fetch` about one of 100,000 leaves, then costs no entry (a
-/// prepared MHD response made and freed for nothing, a megabyte of them per thread churned
-/// through the heap every thousand requests).
+/// prepared MHD response made and freed for nothing).
 ///
-/// Each worker thread keeps its own memo with its own copy of every MHD response, so a hit
-/// touches no memory another core writes: no lock, no shared reference count. Only `clear()`
-/// is shared, as a generation number the threads compare before each lookup. The memo is what
-/// keeps the hot federation URLs near the bare libmicrohttpd ceiling: without it they answer
-/// markedly fewer requests (docs/performance.md, 2026-11-27).
-final class ResponseMemo: @unchecked Sendable {
-    /// Hashed once, as bytes: the per-thread table and the table of requests answered once both
-    /// use `fieldsHash`, where a `Dictionary` keyed by the five strings would hash them again
-    /// for every lookup and insertion, memo hits included. A class, so that handing it on (to
-    /// the handler's completion, to `store`) retains one object instead of five strings.
+/// One memo for all worker threads, under the project's read-write lock: hits only read it.
+/// A per-thread memo (a copy of every MHD response per thread, no lock) measured within noise
+/// of this (docs/performance.md, issue 18), so the simpler design stays. The memo itself keeps
+/// the hot federation URLs near the bare libmicrohttpd ceiling (docs/performance.md, 2026-11-27).
+///
+/// Lifetime of an entry's MHD response: a hit copies the entry (retaining its
+/// `PreparedResponse`) under the lock and queues it after letting go; `MHD_queue_response`
+/// takes MHD's own reference. An entry removed from the table (clear, expiry, replacement, the
+/// byte budget) is released outside the lock, and its `MHD_destroy_response` runs when the last
+/// holder lets go: the table or a hit between its lookup and its queueing, whichever is later.
+/// MHD frees the response once the connections it was queued on are done with it.
+final class ResponseMemo: Sendable {
+    /// Hashed once, as bytes: the table and the table of requests answered once both use
+    /// `fieldsHash`, where a `Dictionary` keyed by the five strings would hash them again for
+    /// every lookup and insertion, memo hits included. A class, so that handing it on (to the
+    /// handler's completion, to `store`) retains one object instead of five strings.
     final class Key: Hashable, Sendable {
         let path: String
         let query: String?
@@ -67,28 +71,26 @@ final class ResponseMemo: @unchecked Sendable {
         }
     }
 
-    /// What a hit needs: this thread's MHD response (always a 200), and its size for the access log.
-    struct Entry {
+    /// What a hit needs: the MHD response (always a 200), and its size for the access log.
+    struct Entry: Sendable {
         let wire: PreparedResponse
         let bytes: Int
         let deadlineNanos: UInt64
     }
 
-    /// One thread's, and only ever used on that thread, so its fields skip the runtime's
-    /// exclusivity checks (`@exclusivity(unchecked)`), which no other thread could trip and
-    /// which a hit would otherwise pay on every field it reads.
-    private final class ThreadMemo {
-        @exclusivity(unchecked) var generation: UInt64
-        @exclusivity(unchecked) private(set) var entries: [Key: Entry] = [:]
-        /// Bytes held by `entries` (bodies and keys), against the memo's byte budget.
-        @exclusivity(unchecked) private(set) var bytes = 0
+    /// Everything the lock guards.
+    private struct Table {
+        /// Incremented by `clear()`: an answer computed before a clear must not be kept after it.
+        var generation: UInt64 = 0
+        var entries: [Key: Entry] = [:]
+        /// Bytes held by `entries` (bodies and keys), against the byte budget.
+        var bytes = 0
         /// Requests answered and not kept: `Key.fieldsHash` and when, by the hash's low bits (64 KiB).
-        @exclusivity(unchecked) private var answered = [(hash: Int, nanos: UInt64)](repeating: (0, 0), count: 4096)
-        init(generation: UInt64) { self.generation = generation }
+        var answered = [(hash: Int, nanos: UInt64)](repeating: (0, 0), count: 4096)
 
         /// Whether `key`'s URL was answered within the memo's lifetime before `now`; if not, it
         /// is remembered for next time.
-        func admit(_ key: Key, now: UInt64) -> Bool {
+        mutating func admit(_ key: Key, now: UInt64) -> Bool {
             let hash = key.fieldsHash
             let slot = hash & (answered.count - 1)
             if answered[slot].hash == hash && now &- answered[slot].nanos < ResponseMemo.lifetimeNanos { return true }
@@ -96,28 +98,24 @@ final class ResponseMemo: @unchecked Sendable {
             return false
         }
 
-        /// A cleared memo also forgets what it was asked.
-        func reset(generation: UInt64) {
-            removeAll()
-            for i in answered.indices { answered[i] = (0, 0) }
-            self.generation = generation
-        }
-
-        func insert(_ entry: Entry, for key: Key) {
-            if let replaced = entries.updateValue(entry, forKey: key) { bytes -= Self.size(bodyBytes: replaced.bytes, key) }
+        /// Returns what it replaced, for the caller to release after the lock.
+        mutating func insert(_ entry: Entry, for key: Key) -> Entry? {
+            let replaced = entries.updateValue(entry, forKey: key)
+            if let replaced { bytes -= Self.size(bodyBytes: replaced.bytes, key) }
             bytes += Self.size(bodyBytes: entry.bytes, key)
+            return replaced
         }
 
-        func remove(_ key: Key) {
-            if let removed = entries.removeValue(forKey: key) { bytes -= Self.size(bodyBytes: removed.bytes, key) }
-        }
-
-        func removeAll() {
-            entries.removeAll(keepingCapacity: true)
+        /// Empties the table and returns the old entries, for the caller to release after the lock.
+        mutating func takeAll() -> [Key: Entry] {
+            let old = entries
+            entries = [:]
             bytes = 0
+            return old
         }
 
-        /// What an entry costs: its body, its key and a fixed allowance for the rest.
+        /// What an entry costs: its body, its key and a fixed allowance for the rest. The
+        /// allowance also bounds the number of entries (budget / 256).
         static func size(bodyBytes: Int, _ key: Key) -> Int {
             bodyBytes + key.path.utf8.count + (key.query?.utf8.count ?? 0) + 256
         }
@@ -125,69 +123,70 @@ final class ResponseMemo: @unchecked Sendable {
 
     /// How long an answer is reused at most, whatever its own `until`.
     static let lifetimeNanos: UInt64 = 1_000_000_000
-    private let generation = Atomic<UInt64>(0)
-    private var threadKey = pthread_key_t()
-    /// Bound on the bytes each thread's memo holds. Clients choose query strings, and every
-    /// distinct one is an entry with its own copy of the answer; past the budget the memo starts
-    /// over, so junk queries cost speed, not memory.
+    private let table = Locked(Table())
+    /// Bound on the bytes the memo holds. Clients choose query strings, and every distinct one
+    /// is an entry with its own answer; past the budget the memo starts over, so junk queries
+    /// cost speed, not memory.
     private let byteBudget: Int
 
-    init(byteBudget: Int = 1 << 20) {
+    init(byteBudget: Int = 4 << 20) {
         self.byteBudget = byteBudget
-        pthread_key_create(&threadKey) { raw in
-            if let raw { Unmanaged<AnyObject>.fromOpaque(raw).release() }
-        }
     }
-
-    deinit { pthread_key_delete(threadKey) }
 
     /// The reusable answer for `key`, if any, and the generation `store` needs: an answer
     /// computed while the memo was cleared must not be kept.
     func lookup(_ key: Key) -> (entry: Entry?, generation: UInt64) {
-        let memo = threadMemo()
-        guard let entry = memo.entries[key] else { return (nil, memo.generation) }
+        let (entry, generation) = table.read { ($0.entries[key], $0.generation) }
+        guard let entry else { return (nil, generation) }
         guard MonotonicClock.nanoseconds() < entry.deadlineNanos else {
-            memo.remove(key)
-            return (nil, memo.generation)
+            // Dropped now rather than left for the budget, unless another thread has stored a
+            // fresh answer since. Returned out of the closure, so released after the lock.
+            _ = table.withLock { table -> Entry? in
+                guard let current = table.entries[key], current.wire === entry.wire else { return nil }
+                table.bytes -= Table.size(bodyBytes: current.bytes, key)
+                return table.entries.removeValue(forKey: key)
+            }
+            return (nil, generation)
         }
-        return (entry, memo.generation)
+        return (entry, generation)
     }
 
     /// Keeps `response` for identical requests when it is reusable, and returns the MHD
-    /// response made for that, so the caller queues it rather than making another.
+    /// response made for that, so the caller queues it rather than making another (also when a
+    /// `clear()` in between kept it out of the table).
     @discardableResult
     func store(_ response: HTTPResponse, for key: Key, generation seen: UInt64) -> PreparedResponse? {
         guard response.status == 200, let until = response.reusableUntil else { return nil }
-        let memo = threadMemo()
-        guard seen == memo.generation, seen == generation.load(ordering: .acquiring) else { return nil }
+        let size = Table.size(bodyBytes: response.body.count, key)
+        let secondsLeft = until &- Int64(time(nil))
+        guard size <= byteBudget, secondsLeft > 0 else { return nil }
         // Admission first: a URL answered once (most of them, for fetches about many subjects)
         // costs nothing more.
         let now = MonotonicClock.nanoseconds()
-        guard memo.admit(key, now: now) else { return nil }
-        let size = ThreadMemo.size(bodyBytes: response.body.count, key)
-        let secondsLeft = until &- Int64(time(nil))
-        guard size <= byteBudget, secondsLeft > 0, let wire = PreparedResponse(response) else { return nil }
+        guard table.withLock({ $0.generation == seen && $0.admit(key, now: now) }) else { return nil }
+        // Made outside the lock: it copies the body and a header at a time.
+        guard let wire = PreparedResponse(response) else { return nil }
         // Clamped before multiplying: a route's memo without an `until` passes Int64.max.
         let deadline = now &+ min(Self.lifetimeNanos, UInt64(min(secondsLeft, 10)) * 1_000_000_000)
-        if memo.bytes + size > byteBudget { memo.removeAll() }
-        memo.insert(Entry(wire: wire, bytes: response.body.count, deadlineNanos: deadline), for: key)
+        let entry = Entry(wire: wire, bytes: response.body.count, deadlineNanos: deadline)
+        // What leaves the table is returned out of the closure, so its MHD responses are
+        // destroyed after the lock (by whichever of the caller and the hits still holding one
+        // lets go last).
+        _ = table.withLock { table -> (old: [Key: Entry], replaced: Entry?) in
+            guard table.generation == seen else { return ([:], nil) }
+            let old = table.bytes + size > byteBudget ? table.takeAll() : [:]
+            return (old, table.insert(entry, for: key))
+        }
         return wire
     }
 
+    /// Forgets every answer and every request answered once.
     func clear() {
-        generation.add(1, ordering: .releasing)
-    }
-
-    /// This thread's memo, emptied first when `clear()` ran since its last use.
-    private func threadMemo() -> ThreadMemo {
-        let current = generation.load(ordering: .acquiring)
-        if let raw = pthread_getspecific(threadKey) {
-            let memo = Unmanaged<ThreadMemo>.fromOpaque(raw).takeUnretainedValue()
-            if memo.generation != current { memo.reset(generation: current) }
-            return memo
+        // Returned out of the closure, so released after the lock.
+        _ = table.withLock { table -> [Key: Entry] in
+            table.generation &+= 1
+            for i in table.answered.indices { table.answered[i] = (0, 0) }
+            return table.takeAll()
         }
-        let memo = ThreadMemo(generation: current)
-        pthread_setspecific(threadKey, Unmanaged.passRetained(memo).toOpaque())
-        return memo
     }
 }
