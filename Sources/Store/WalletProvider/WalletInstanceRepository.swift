@@ -84,6 +84,24 @@ public struct WalletInstanceRepository: Sendable {
                                   [.text(provider)]).map(Self.record)
     }
 
+    /// Every provider's instances, by provider then oldest first (`trustbed instances list`).
+    public func listAll() throws(StoreError) -> [WalletInstanceRecord] {
+        try database.query("SELECT * FROM wallet_provider_instances ORDER BY provider, created_at, id").map(Self.record)
+    }
+
+    /// The providers that have an instance with this id (a tag is unique per provider only):
+    /// lets the CLI act on an id without being told the provider when it is unambiguous.
+    public func providers(instance id: String) throws(StoreError) -> [String] {
+        try database.query("SELECT provider FROM wallet_provider_instances WHERE id = ? ORDER BY provider", [.text(id)])
+            .compactMap { $0.text("provider") }
+    }
+
+    /// The providers that have an account with this id.
+    public func providers(account id: String) throws(StoreError) -> [String] {
+        try database.query("SELECT provider FROM wallet_provider_accounts WHERE id = ? ORDER BY provider", [.text(id)])
+            .compactMap { $0.text("provider") }
+    }
+
     /// Moves an instance from `from` to `to` (a conditional UPDATE: a concurrent change wins
     /// or loses as a whole); false when it was not in `from`.
     public func transition(provider: String, id: String, from: String, to: String, now: Int64) throws(StoreError) -> Bool {

@@ -1,0 +1,97 @@
+"""The Wallet Provider's operator tools (issue 20, item 8) against the real server:
+`trustbed instances list | revoke | purge` change the SQLite file the running server reads, and
+the server sees the change at its next request (a revoked instance's next wallet attestation is
+403 invalid_request) without a restart; the CLI prints the admin API's JSON.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import requests
+
+from harness import TrustbedServer
+from test_wallet_provider import Instance, assert_error, token, wp
+
+
+@pytest.fixture(scope="module")
+def wp_server(trustbed_bin, session_tmp):
+    server = TrustbedServer(session_tmp / f"wallet-provider-admin-{time.monotonic_ns()}", label="wallet-provider-admin").start()
+    yield server
+    server.stop()
+
+
+def instances_cli(server, *args: str):
+    return server.cli("instances", *args, *server.state_args, "--base-url", server.public_base)
+
+
+def admin_list(server) -> dict:
+    r = requests.get(wp(server) + "/admin/instances", headers={"Authorization": "Bearer " + server.admin_token}, timeout=10)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_list_is_the_admin_apis_json(wp_server):
+    Instance(wp_server, "tag-cli-list")
+    listed = instances_cli(wp_server, "list", "--provider", "wallet-provider")
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == admin_list(wp_server)
+    by_id = instances_cli(wp_server, "list", "--provider", wp_server.id("wallet-provider"))
+    assert json.loads(by_id.stdout) == admin_list(wp_server)
+    everything = instances_cli(wp_server, "list")
+    assert "tag-cli-list" in [i["id"] for i in json.loads(everything.stdout)["instances"]]
+    # A provider that has no instances lists none; an unknown name exits 1.
+    assert json.loads(instances_cli(wp_server, "list", "--provider", "http://127.0.0.1:1/nobody").stdout) == {"instances": []}
+    assert instances_cli(wp_server, "list", "--provider", "no-such-entity").returncode == 1
+
+
+def test_cli_revoke_is_seen_by_the_running_server(wp_server):
+    instance = Instance(wp_server, "tag-cli-revoke")
+    assert token(wp_server, instance.request()[0]).status_code == 200
+    assert {i["id"]: i for i in admin_list(wp_server)["instances"]}["tag-cli-revoke"]["state"] == "operational"
+
+    revoked = instances_cli(wp_server, "revoke", "tag-cli-revoke", "--reason", "lost phone")
+    assert revoked.returncode == 0, revoked.stderr
+    record = json.loads(revoked.stdout)
+    assert set(record) == {"id", "account", "state", "reason", "format", "created_at", "updated_at"}
+    assert record["state"] == "installed" and record["reason"] == "lost phone"
+    # The server, still running, refuses the revoked hardware key at once.
+    r = token(wp_server, instance.request()[0])
+    assert_error(r, 403, "invalid_request")
+    assert "revoked" in r.json()["error_description"]
+    assert {i["id"]: i for i in admin_list(wp_server)["instances"]}["tag-cli-revoke"] == record
+
+
+def test_cli_unknown_ids_exit_1(wp_server):
+    for args in (["revoke", "never-registered"], ["purge", "never-an-account"],
+                 ["revoke", "never-registered", "--provider", "wallet-provider"]):
+        proc = instances_cli(wp_server, *args)
+        assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
+        assert proc.stdout == ""
+
+
+def test_cli_revoke_of_an_uninstalled_instance_exits_1(wp_server):
+    Instance(wp_server, "tag-cli-uninstalled")
+    admin = {"Authorization": "Bearer " + wp_server.admin_token}
+    r = requests.post(wp(wp_server) + "/admin/instances/tag-cli-uninstalled/status", json={"status": "uninstalled"},
+                      headers=admin, timeout=10)
+    assert r.status_code == 200, r.text
+    proc = instances_cli(wp_server, "revoke", "tag-cli-uninstalled")
+    assert proc.returncode == 1 and "final" in proc.stderr
+    assert {i["id"]: i for i in admin_list(wp_server)["instances"]}["tag-cli-uninstalled"]["state"] == "uninstalled"
+
+
+def test_cli_purge(wp_server):
+    instance = Instance(wp_server, "tag-cli-purge")
+    account = {i["id"]: i for i in admin_list(wp_server)["instances"]}["tag-cli-purge"]["account"]
+    purged = instances_cli(wp_server, "purge", account)
+    assert purged.returncode == 0, purged.stderr
+    assert json.loads(purged.stdout) == {"instances": []}
+    assert "tag-cli-purge" not in [i["id"] for i in admin_list(wp_server)["instances"]]
+    # Later lookups: the instance is unknown (404), the account too (CLI exit 1, API 404).
+    assert_error(token(wp_server, instance.request(with_key_attestation=False)[0]), 404, "not_found")
+    assert instances_cli(wp_server, "purge", account).returncode == 1
+    r = requests.delete(wp(wp_server) + "/admin/accounts/" + account,
+                        headers={"Authorization": "Bearer " + wp_server.admin_token}, timeout=10)
+    assert_error(r, 404, "not_found")
