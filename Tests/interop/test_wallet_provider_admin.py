@@ -12,7 +12,9 @@ import pytest
 import requests
 
 from harness import TrustbedServer
-from test_wallet_provider import Instance, assert_error, token, wp
+from test_wallet_provider import (Instance, assert_error, device_maker, nonce, python_dev_attestation, register, token,
+                                  wp)
+from walletlib import new_key
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +97,64 @@ def test_cli_purge(wp_server):
     r = requests.delete(wp(wp_server) + "/admin/accounts/" + account,
                         headers={"Authorization": "Bearer " + wp_server.admin_token}, timeout=10)
     assert_error(r, 404, "not_found")
+
+
+# -- the HTML page <wp>/instances: open on a loopback base URL behind the offer pages' guard,
+#    the admin token otherwise
+
+def test_instances_page_lists_and_revokes(wp_server):
+    instance = Instance(wp_server, "tag-page-<b>")
+    page = wp(wp_server) + "/instances"
+    r = requests.get(page, timeout=10)
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/html")
+    assert "script-src" not in r.headers.get("Content-Security-Policy", "") or "'none'" in r.headers["Content-Security-Policy"]
+    assert "tag-page-&lt;b&gt;" in r.text and "tag-page-<b>" not in r.text, "the id is escaped"
+    assert 'name="admin_token"' not in r.text, "no token on loopback"
+    # Our own form post (same origin) revokes; the page comes back with the new state.
+    r = requests.post(page, data={"id": "tag-page-<b>", "reason": "lost phone"},
+                      headers={"Origin": wp_server.base, "Sec-Fetch-Site": "same-origin"}, timeout=10)
+    assert r.status_code == 200, r.text
+    assert "lost phone" in r.text and "Revoked tag-page-&lt;b&gt;" in r.text
+    listed = {i["id"]: i for i in admin_list(wp_server)["instances"]}["tag-page-<b>"]
+    assert listed["state"] == "installed" and listed["reason"] == "lost phone"
+    assert_error(token(wp_server, instance.request()[0]), 403, "invalid_request")
+    # Unknown instance: the page again, 404, with the reason.
+    r = requests.post(page, data={"id": "never"}, headers={"Origin": wp_server.base}, timeout=10)
+    assert r.status_code == 404 and 'role="alert"' in r.text
+
+
+def test_instances_page_refuses_rebinding_and_cross_site_posts(wp_server):
+    Instance(wp_server, "tag-page-guard")
+    page = wp(wp_server) + "/instances"
+    port = wp_server.port
+    r = requests.get(page, headers={"Host": f"evil.example:{port}"}, timeout=10)
+    assert r.status_code == 403 and r.headers["Content-Type"].startswith("text/html")
+    assert "tag-page-guard" not in r.text
+    for headers in ({"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"},
+                    {"Origin": "null", "Sec-Fetch-Site": "same-site"}, {"Referer": "http://evil.example/x"}):
+        r = requests.post(page, data={"id": "tag-page-guard"}, headers=headers, timeout=10)
+        assert r.status_code == 403, (headers, r.status_code)
+    assert {i["id"]: i for i in admin_list(wp_server)["instances"]}["tag-page-guard"]["reason"] is None
+    # The admin token vouches for a request from anywhere.
+    r = requests.get(page, headers={"Host": f"evil.example:{port}", "Authorization": "Bearer " + wp_server.admin_token}, timeout=10)
+    assert r.status_code == 200 and "tag-page-guard" in r.text
+
+
+def test_instances_page_needs_the_admin_token_off_loopback(make_server):
+    server = make_server("wp-public", public_base="http://wp.example.test").start()
+    # Off loopback the server's development attestations need the token too: sign one here.
+    signer, root = device_maker(server)
+    n = nonce(server)
+    r = register(server, {"challenge": n, "key_attestation": python_dev_attestation(signer, root, new_key(), "tag-public", n),
+                          "hardware_key_tag": "tag-public"})
+    assert r.status_code == 204, r.text
+    page = wp(server) + "/instances"
+    r = requests.get(page, timeout=10)
+    assert r.status_code == 403 and "tag-public" not in r.text and "admin token" in r.text
+    r = requests.get(page, headers={"Authorization": "Bearer " + server.admin_token}, timeout=10)
+    assert r.status_code == 200 and 'name="admin_token"' in r.text and "tag-public" in r.text
+    assert requests.post(page, data={"id": "tag-public"}, timeout=10).status_code == 403
+    assert requests.post(page, data={"id": "tag-public", "admin_token": "wrong"}, timeout=10).status_code == 403
+    r = requests.post(page, data={"id": "tag-public", "admin_token": server.admin_token}, timeout=10)
+    assert r.status_code == 200 and "Revoked tag-public" in r.text
+    assert "revoked" in r.text
