@@ -158,3 +158,77 @@ def test_instances_page_needs_the_admin_token_off_loopback(make_server):
     r = requests.post(page, data={"id": "tag-public", "admin_token": server.admin_token}, timeout=10)
     assert r.status_code == 200 and "Revoked tag-public" in r.text
     assert "revoked" in r.text
+
+
+# -- the `valid` state: a PID Provider hosted here tells the Wallet Provider in process
+
+def pid_with_key_attestation(server, instance) -> tuple[dict, "Wallet", str]:
+    """A PID from the demo pid-provider to a key this provider attested for `instance`."""
+    from test_wallet_provider import key_attestation_request, key_attestations
+    from walletlib import Wallet, admin_offer, attested_proof, persona
+    issuer = server.id("pid-provider")
+    wallet = Wallet(issuer)
+    offer = wallet.fetch_offer(admin_offer(issuer, server.admin_token, persona(server)["id"], ["urn:eudi:pid:1"]))
+    access = wallet.pre_authorized_token(offer, extra={"client_id": "eudi-wallet"})["access_token"]
+    key = new_key()
+    c_nonce = wallet.nonce()
+    r = key_attestations(server, key_attestation_request(server, instance, [key], c_nonce=c_nonce))
+    assert r.status_code == 200, r.text
+    proof = attested_proof(key, issuer, c_nonce, r.json()["key_attestation"])
+    r = wallet.credential_request(access, {"credential_configuration_id": "urn:eudi:pid:1", "proofs": {"jwt": [proof]}})
+    assert r.status_code == 200, r.text
+    return r.json(), wallet, access
+
+
+def state(server, tag: str) -> str:
+    return {i["id"]: i for i in admin_list(server)["instances"]}[tag]["state"]
+
+
+def newest_attested_credential(server) -> dict:
+    r = requests.get(server.url("pid-provider", "/admin/credentials"),
+                     headers={"Authorization": "Bearer " + server.admin_token}, timeout=10)
+    assert r.status_code == 200, r.text
+    attested = [c for c in r.json()["credentials"]
+                if c.get("key_attestation", {}).get("issuer") == server.id("wallet-provider")]
+    return attested[-1]
+
+
+def test_pid_makes_the_instance_valid_and_revocation_or_deletion_undoes_it(wp_server):
+    tag = "tag-valid-" + str(time.monotonic_ns())
+    instance = Instance(wp_server, tag)
+    # installed: a PID to an instance with no wallet attestation leaves it installed.
+    pid_with_key_attestation(wp_server, instance)
+    assert state(wp_server, tag) == "installed"
+    assert token(wp_server, instance.request()[0]).status_code == 200
+    assert state(wp_server, tag) == "operational"
+
+    pid_with_key_attestation(wp_server, instance)
+    assert state(wp_server, tag) == "valid"
+    # Revoking the PID at the issuer: operational again.
+    credential = newest_attested_credential(wp_server)
+    r = requests.post(wp_server.url("pid-provider", f"/admin/credentials/{credential['id']}/status"), json={"status": "invalid"},
+                      headers={"Authorization": "Bearer " + wp_server.admin_token}, timeout=10)
+    assert r.status_code == 200, r.text
+    assert state(wp_server, tag) == "operational"
+
+    # Another PID, then the wallet's credential_deleted notification: operational again.
+    body, wallet, access = pid_with_key_attestation(wp_server, instance)
+    assert state(wp_server, tag) == "valid"
+    r = wallet.credential_request(access, {"notification_id": body["notification_id"], "event": "credential_deleted"},
+                                  endpoint="notification_endpoint")
+    assert r.status_code == 204, r.text
+    assert state(wp_server, tag) == "operational"
+
+    # `trustbed credentials status <id> invalid` on the database does the same as the admin API.
+    pid_with_key_attestation(wp_server, instance)
+    assert state(wp_server, tag) == "valid"
+    proc = wp_server.cli("credentials", "status", newest_attested_credential(wp_server)["id"], "invalid",
+                         "--database", str(wp_server.database))
+    assert proc.returncode == 0, proc.stderr
+    assert state(wp_server, tag) == "operational"
+
+    # A valid instance revoked at the Wallet Provider goes to installed, as from operational.
+    pid_with_key_attestation(wp_server, instance)
+    assert state(wp_server, tag) == "valid"
+    assert instances_cli(wp_server, "revoke", tag).returncode == 0
+    assert state(wp_server, tag) == "installed"
