@@ -50,7 +50,7 @@ let package = Package(
         ]),
         // What services show people, without HTTP: the page layout and QR codes.
         .target(name: "Pages", dependencies: [
-            "CQREncode", "CZlib", .product(name: "Mustache", package: "swift-mustache"),
+            "CQREncode", "CZlib", "Support", .product(name: "Mustache", package: "swift-mustache"),
         ]),
         .target(name: "JOSE", dependencies: ["Cryptography", "JSON", "Support"]),
         .target(name: "CBOR"),
@@ -107,7 +107,7 @@ let package = Package(
         ]),
         .executableTarget(name: "trustbed", dependencies: [
             "Trustbed", "Federation", "Issuance", "JOSE", "JSON", "Store", "Support", "Cryptography", "SDJWT", "MDoc",
-            "CBOR", "COSE", "StatusList", "Wallet", "WalletBench",
+            "CBOR", "COSE", "StatusList", "Wallet", "WalletBench", "WalletProvider",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -129,7 +129,7 @@ let package = Package(
         .testTarget(name: "FederationTests", dependencies: ["Federation", "HTTP", "JOSE", "Cryptography", "JSON", "Store", "Support"]),
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "Cryptography", "JOSE", "JSON", "Store", "Support"]),
         .testTarget(name: "IssuanceTests", dependencies: [
-            "Issuance", "OAuth", "HTTP", "JOSE", "JSON", "Cryptography", "SDJWT", "MDoc", "CBOR", "COSE", "StatusList", "Store", "Support",
+            "Issuance", "OAuth", "HTTP", "Pages", "JOSE", "JSON", "Cryptography", "SDJWT", "MDoc", "CBOR", "COSE", "StatusList", "Store", "Support",
             "TestSupport",
         ]),
         .testTarget(name: "TrustbedTests", dependencies: ["Trustbed", "Federation", "OAuth", "JOSE", "JSON", "HTTP", "Store", "Support"]),

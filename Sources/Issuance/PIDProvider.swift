@@ -49,6 +49,8 @@ public final class PIDProvider: Sendable {
     public let codes: AuthorizationCodes
     /// Which redirect URIs which client may use (`configuration.clients` are the registered ones).
     public let redirectURIRule: RedirectURIRule
+    /// Told about credentials issued to attested keys (see `IssuedCredentialObserver`).
+    public let credentialObserver: (any IssuedCredentialObserver)?
 
     /// Claims shared by the PIDs issued to one persona in one configuration on one day.
     let preparedClaims = PreparedClaimsCache()
@@ -57,7 +59,8 @@ public final class PIDProvider: Sendable {
 
     public init(issuer: String, entityName: String, configuration: IssuerConfiguration, keys: IssuerKeys, database: Database,
                 clock: Clock, logger: Logger, trustAnchors: [String], attestationRoots: [Certificate],
-                walletProviderTrust: WalletProviderTrust?, adminToken: String) {
+                walletProviderTrust: WalletProviderTrust?, adminToken: String, credentialObserver: (any IssuedCredentialObserver)? = nil) {
+        self.credentialObserver = credentialObserver
         self.issuer = issuer
         self.entityName = entityName
         self.configuration = configuration

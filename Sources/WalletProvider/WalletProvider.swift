@@ -113,4 +113,6 @@ public struct WalletProviderURLs: Sendable {
     public var policy: String { entityID + "/policy" }
     public var terms: String { entityID + "/terms" }
     public var logo: String { entityID + "/logo.svg" }
+    /// The HTML page of the instances with their revoke buttons.
+    public var instancesPage: String { entityID + "/instances" }
 }

@@ -2,6 +2,8 @@ import ArgumentParser
 import Issuance
 import JSON
 import Store
+import Support
+import WalletProvider
 
 /// `trustbed credentials`: the issued-credential records and their status (issue 7 item 10),
 /// read and changed directly in the SQLite file, so it works with the server stopped too. A
@@ -34,9 +36,16 @@ struct CredentialsCommand: ParsableCommand {
         @Option(help: "SQLite database file.") var database = "trustbed.sqlite"
 
         func run() throws {
-            let repository = IssuedCredentialRepository(database: try Database(path: database))
+            let file = try Database(path: database)
+            let repository = IssuedCredentialRepository(database: file)
             guard try repository.setStatus(id: id, issuer: nil, status: status.value), let record = try repository.find(id: id) else {
                 throw CredentialsCommandError(description: "no issued credential with id \(id) in \(database)")
+            }
+            // As the admin API does in process: a revoked PID takes its wallet instance from
+            // `valid` back to `operational` at a Wallet Provider in this file (issue 20, item 8).
+            if status == .invalid, let provider = record.keyAttestationIssuer {
+                try WalletInstanceValidity(database: file).pidWithdrawn(
+                    provider: provider, keyThumbprint: record.keyThumbprint, now: SystemClock().now())
             }
             print(PIDProvider.credentialJSON(record).serialized(pretty: true))
         }

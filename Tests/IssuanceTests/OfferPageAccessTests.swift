@@ -1,5 +1,6 @@
 import HTTP
 import Issuance
+import Pages
 import XCTest
 
 /// The open offer pages on a loopback base URL: no foreign Host (DNS rebinding), no cross-site

@@ -131,6 +131,7 @@ extension PIDProvider {
             undo?()
             throw error
         }
+        reportIssued(records)
         return CredentialResponseBody(credentials: credentials, notificationID: notificationID)
     }
 }

@@ -43,5 +43,11 @@ extension PIDProvider {
         }
         guard matched > 0 else { throw IssuanceError(.invalidNotificationID, "unknown notification_id") }
         logger.info("notification \(event.rawValue) for \(matched) credential(s)")
+        if event == .credentialDeleted, credentialObserver != nil {
+            let records = try withCredentialStore { () throws(StoreError) in
+                try IssuedCredentialRepository(database: database).list(issuer: issuer, persona: grant.personaID)
+            }
+            reportWithdrawn(records.filter { $0.notificationID == id })
+        }
     }
 }

@@ -21,6 +21,7 @@ extension PIDProvider {
         }
         guard let record else { throw IssuanceError(.notFound, "no issued credential with this id") }
         logger.info("credential \(id) is now \(status.rawValue)")
+        if status == .invalid { reportWithdrawn([record]) }
         return record
     }
 

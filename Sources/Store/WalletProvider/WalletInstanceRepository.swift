@@ -84,6 +84,40 @@ public struct WalletInstanceRepository: Sendable {
                                   [.text(provider)]).map(Self.record)
     }
 
+    /// Every provider's instances, by provider then oldest first (`trustbed instances list`).
+    public func listAll() throws(StoreError) -> [WalletInstanceRecord] {
+        try database.query("SELECT * FROM wallet_provider_instances ORDER BY provider, created_at, id").map(Self.record)
+    }
+
+    /// The providers that have an instance with this id (a tag is unique per provider only):
+    /// lets the CLI act on an id without being told the provider when it is unambiguous.
+    public func providers(instance id: String) throws(StoreError) -> [String] {
+        try database.query("SELECT provider FROM wallet_provider_instances WHERE id = ? ORDER BY provider", [.text(id)])
+            .compactMap { $0.text("provider") }
+    }
+
+    /// The providers that have an account with this id.
+    public func providers(account id: String) throws(StoreError) -> [String] {
+        try database.query("SELECT provider FROM wallet_provider_accounts WHERE id = ? ORDER BY provider", [.text(id)])
+            .compactMap { $0.text("provider") }
+    }
+
+    /// Remembers that `instance` had these wallet keys attested (a key attested again keeps
+    /// its first instance).
+    public func recordAttestedKeys(provider: String, instance: String, thumbprints: [String], now: Int64) throws(StoreError) {
+        for thumbprint in thumbprints {
+            try database.execute(
+                "INSERT OR IGNORE INTO wallet_provider_attested_keys (provider, thumbprint, instance, created_at) VALUES (?, ?, ?, ?)",
+                [.text(provider), .text(thumbprint), .text(instance), .integer(now)])
+        }
+    }
+
+    /// The instance a wallet key was attested for, if this provider attested it.
+    public func instance(provider: String, attestedKey thumbprint: String) throws(StoreError) -> String? {
+        try database.query("SELECT instance FROM wallet_provider_attested_keys WHERE provider = ? AND thumbprint = ?",
+                           [.text(provider), .text(thumbprint)]).first?.text("instance")
+    }
+
     /// Moves an instance from `from` to `to` (a conditional UPDATE: a concurrent change wins
     /// or loses as a whole); false when it was not in `from`.
     public func transition(provider: String, id: String, from: String, to: String, now: Int64) throws(StoreError) -> Bool {
@@ -117,6 +151,11 @@ public struct WalletInstanceRepository: Sendable {
     /// removed (0: no such account).
     public func purgeAccount(provider: String, account: String) throws(StoreError) -> Int {
         try database.atomically { database throws(StoreError) -> Int in
+            try database.execute(
+                """
+                DELETE FROM wallet_provider_attested_keys WHERE provider = ? AND instance IN
+                    (SELECT id FROM wallet_provider_instances WHERE provider = ? AND account = ?)
+                """, [.text(provider), .text(provider), .text(account)])
             let instances = try database.executeCountingChanges(
                 "DELETE FROM wallet_provider_instances WHERE provider = ? AND account = ?", [.text(provider), .text(account)])
             let accounts = try database.executeCountingChanges(

@@ -40,4 +40,20 @@ enum WalletProviderSchema {
         CREATE INDEX wallet_provider_instances_by_account ON wallet_provider_instances (provider, account)
         """,
     ]
+
+    /// The wallet keys each instance had attested (`<wp>/key-attestations`), by RFC 7638
+    /// thumbprint: a PID Provider hosted here keeps the `cnf` thumbprint and the attestation's
+    /// issuer of what it issues, so the instance a PID went to is found from them (item 8's
+    /// `valid` state).
+    static let version7 = [
+        """
+        CREATE TABLE wallet_provider_attested_keys (
+            provider TEXT NOT NULL,
+            thumbprint TEXT NOT NULL,
+            instance TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (provider, thumbprint)
+        ) STRICT
+        """,
+    ]
 }

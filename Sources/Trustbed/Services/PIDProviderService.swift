@@ -31,7 +31,8 @@ struct PIDProviderFactory: ServiceFactory {
         let provider = PIDProvider(
             issuer: context.entityID, entityName: context.entityName, configuration: config, keys: keys,
             database: context.database, clock: context.clock, logger: context.logger, trustAnchors: anchors,
-            attestationRoots: roots, walletProviderTrust: context.walletProviderTrust, adminToken: context.adminToken)
+            attestationRoots: roots, walletProviderTrust: context.walletProviderTrust, adminToken: context.adminToken,
+            credentialObserver: WalletInstanceValidityObserver(database: context.database, clock: context.clock, logger: context.logger))
         context.logger.info("PID Provider \(context.entityID) started with \(config.personas.count) personas")
         return PIDProviderService(provider: provider, watchedFiles: rootFiles)
     }

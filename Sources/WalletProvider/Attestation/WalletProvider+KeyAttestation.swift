@@ -120,6 +120,11 @@ extension WalletProvider {
         guard try storing({ () throws(StoreError) in try nonces.consume(request.nonce, in: NonceRepository(database: database)) }) else {
             throw .refused("the nonce was already used")
         }
+        // Item 8: which instance these keys belong to, so a PID issued to one of them here
+        // makes that instance `valid`.
+        try storing { () throws(StoreError) in
+            try instances.recordAttestedKeys(provider: entityID, instance: instance.id, thumbprints: request.keys.map { $0.thumbprint() }, now: now)
+        }
         return attestation
     }
 }

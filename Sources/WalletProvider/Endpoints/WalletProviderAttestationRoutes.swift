@@ -86,9 +86,7 @@ extension WalletProviderRoutes {
             try authorize(request)
             let change = try InstanceStatusChange.parse(Self.jsonObjectBody(request))
             let record = try provider.changeStatus(instance: parameters.require("id"), change)
-            var writer = JSONWriter(capacity: 256)
-            Self.write(record, to: &writer)
-            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json")], body: writer.bytes)
+            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json")], body: WalletInstanceJSON.one(record))
         }
         router.delete("/admin/accounts/{id}", policy: .perClient) { _, request, parameters in
             try authorize(request)
@@ -100,28 +98,7 @@ extension WalletProviderRoutes {
             let accounts = request.queryValues("account")
             guard accounts.count <= 1 else { throw WalletProviderError.badRequest("at most one account") }
             let instances = try provider.instances(account: accounts.first)
-            var writer = JSONWriter(capacity: 256 + 256 * instances.count)
-            writer.openObject()
-            writer.name("instances")
-            writer.openArray()
-            for instance in instances { Self.write(instance, to: &writer) }
-            writer.closeArray()
-            writer.closeObject()
-            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json")], body: writer.bytes)
+            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json")], body: WalletInstanceJSON.list(instances))
         }
-    }
-
-    /// An instance as the admin API shows it: `{id, account, state, reason, format, created_at, updated_at}`.
-    static func write(_ instance: WalletInstanceRecord, to writer: inout JSONWriter) {
-        writer.openObject()
-        writer.name("id"); writer.string(instance.id)
-        writer.name("account"); writer.string(instance.account)
-        writer.name("state"); writer.string(instance.state)
-        writer.name("reason")
-        if let reason = instance.reason { writer.string(reason) } else { writer.null() }
-        writer.name("format"); writer.string(instance.format)
-        writer.name("created_at"); writer.int(instance.createdAt)
-        writer.name("updated_at"); writer.int(instance.updatedAt)
-        writer.closeObject()
     }
 }

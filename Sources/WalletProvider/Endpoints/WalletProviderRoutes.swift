@@ -46,6 +46,7 @@ public struct WalletProviderRoutes: Sendable {
         addAttestationRoutes(to: &router)
         addAdminRoutes(to: &router)
         addKeyAttestationRoutes(to: &router)
+        addPageRoutes(to: &router)
 
         let ca = HTTPResponse(status: .ok, headers: [("Content-Type", "application/x-pem-file")],
                               body: Array(provider.keys.ca.pem().utf8)).applying(.publicRead).prepared()

@@ -1,6 +1,7 @@
 import Support
 
-/// What the open offer pages look at in a request: where the browser thinks it is (`Host`,
+/// What the open pages (the PID Provider's offer pages, the Wallet Provider's instance page)
+/// look at in a request: where the browser thinks it is (`Host`,
 /// and `X-Forwarded-Host` when a local proxy is in front) and where a form post comes from
 /// (`Origin`, else `Referer`, and `Sec-Fetch-Site`). The Endpoints layer fills it from headers.
 public struct PageRequestSource: Sendable, Equatable {
@@ -23,9 +24,17 @@ public struct PageRequestSource: Sendable, Equatable {
     }
 }
 
-extension PIDProvider {
-    /// Why the open offer pages refuse this request, or nil. Only on a loopback base URL, where
-    /// `/offers/new` asks for no admin token because only this machine can reach it; but a
+/// The guard of the pages a service opens without an admin token on a loopback base URL.
+public struct OpenPageAccess: Sendable {
+    /// The service's base URL (its entity ID); a request must name it or a loopback name.
+    public let baseURL: String
+
+    public init(baseURL: String) { self.baseURL = baseURL }
+
+
+    /// Why an open page refuses this request, or nil. Call it only on a loopback base URL, where
+    /// the page (`/offers/new`, `<wp>/instances`) asks for no admin token because only this
+    /// machine can reach it; but a
     /// web page this machine's browser opens can, two ways:
     ///
     /// - DNS rebinding: `evil.example` first resolves to the attacker, then to 127.0.0.1, so the
@@ -39,8 +48,9 @@ extension PIDProvider {
     ///   pages' `Referrer-Policy: no-referrer` (Fetch, "serializing a request origin"), so it
     ///   is taken only with `Sec-Fetch-Site: same-origin`, which no page can forge; any other
     ///   `Sec-Fetch-Site` but `none` is refused (`same-site` is another port on this machine).
-    public func openPageRefusal(_ source: PageRequestSource) -> String? {
-        guard !offerFormNeedsAdminToken, let base = try? URIReference(parsing: urls.issuer),
+    /// `action` completes the refusals of posts ("a form post from … cannot <action> here").
+    public func refusal(_ source: PageRequestSource, action: String) -> String? {
+        guard let base = try? URIReference(parsing: baseURL),
               let baseHost = base.normalizedHost, let basePort = base.effectivePort else { return nil }
         let names = URIAuthority.loopbackNames.union([baseHost])
 
@@ -58,21 +68,21 @@ extension PIDProvider {
 
         let hosts = (source.host.map { [$0] } ?? []) + source.forwardedHosts.flatMap { $0.split(separator: ",").map(String.init) }
         if let foreign = hosts.first(where: { !acceptableHost($0) }) {
-            return "this page answers only at \(urls.issuer) (or another loopback name on the same port), not at host \(foreign)"
+            return "this page answers only at \(baseURL) (or another loopback name on the same port), not at host \(foreign)"
         }
         guard source.isPost else { return nil }
         let fetchSite = source.fetchSite.map(ASCIICase.lowercased)
         if let fetchSite, fetchSite != "same-origin", fetchSite != "none" {
-            return "a form post from another site (Sec-Fetch-Site: \(fetchSite)) cannot create offers here"
+            return "a form post from another site (Sec-Fetch-Site: \(fetchSite)) cannot \(action) here"
         }
         if let origin = source.origin {
             if origin == "null" {
                 if fetchSite != "same-origin" { return "a form post with Origin: null is taken only from this page itself" }
             } else if !sameOrigin(origin) {
-                return "a form post from \(origin) cannot create offers here"
+                return "a form post from \(origin) cannot \(action) here"
             }
         } else if let referer = source.referer, !sameOrigin(referer) {
-            return "a form post from another page cannot create offers here"
+            return "a form post from another page cannot \(action) here"
         }
         return nil
     }
