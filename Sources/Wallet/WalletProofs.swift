@@ -18,7 +18,16 @@ public struct HolderKey: @unchecked Sendable {
     public static let dpopType = "dpop+jwt"
 
     public init() throws {
-        privateKey = try PrivateKey(generatingFor: .ES256)
+        try self.init(privateKey: try PrivateKey(generatingFor: .ES256))
+    }
+
+    /// A key the wallet kept (the test wallet file's PKCS#8 PEM).
+    public init(pem: String) throws {
+        try self.init(privateKey: try PrivateKey(pem: pem))
+    }
+
+    init(privateKey: PrivateKey) throws {
+        self.privateKey = privateKey
         guard case .ec(let curve, let x, let y) = privateKey.publicKey.components else {
             throw WalletError.usage("P-256 key generation gave a non-EC key")
         }
@@ -34,6 +43,21 @@ public struct HolderKey: @unchecked Sendable {
     }
 
     /// The header of a proof of possession (DPoP and the OpenID4VCI key proof share its shape).
+    /// The public JWK (kty, crv, x, y).
+    public var jwk: [String: JSONValue] { publicJWK }
+    /// RFC 7638 thumbprint of the public key.
+    public var thumbprint: String { (try? JWK(json: publicJWK).thumbprint()) ?? "" }
+    /// PKCS#8 PEM of the private key: only for the test wallet file, never logged or sent.
+    public func privatePEM() throws -> String { try privateKey.pemPKCS8() }
+
+    /// A compact JWS under any header (`alg` ES256 is set here).
+    public func sign(header: [String: JSONValue], claims: [String: JSONValue]) throws -> String {
+        try JWS.sign(header: header, payloadBytes: JSONValue.object(claims).bytes, key: privateKey, algorithm: .ES256)
+    }
+
+    /// Raw r‖s ES256 signature over `data` (a `hardware_signature`).
+    public func signature(_ data: [UInt8]) throws -> [UInt8] { try privateKey.sign(data, algorithm: .ES256) }
+
     private static func header(type: String, jwk: [String: JSONValue]) -> [String: JSONValue] {
         ["alg": .string(SignatureAlgorithm.ES256.rawValue), "typ": .string(type), "jwk": .object(jwk)]
     }
