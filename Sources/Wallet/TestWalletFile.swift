@@ -15,6 +15,8 @@ public struct TestWalletFile {
     /// `installed` after registration, `operational` after the first wallet attestation.
     public var state: String?
     public var format: String?
+    /// The device integrity development key attestations state (`pass` | `fail`).
+    public var integrity: String?
     /// The wallet key the attestations bind (`cnf.jwk`), and the attestations by format.
     public var walletKeyPEM: String?
     public var clientID: String?
@@ -46,6 +48,7 @@ public struct TestWalletFile {
         wallet.provider = json["provider"]?.stringValue
         wallet.state = json["state"]?.stringValue
         wallet.format = json["format"]?.stringValue
+        wallet.integrity = json["integrity"]?.stringValue
         wallet.walletKeyPEM = json["wallet_key"]?.stringValue
         wallet.clientID = json["client_id"]?.stringValue
         wallet.attestations = json["attestations"]?.objectValue ?? [:]
@@ -61,6 +64,7 @@ public struct TestWalletFile {
         put("provider", provider)
         put("state", state)
         put("format", format)
+        put("integrity", integrity)
         put("wallet_key", walletKeyPEM)
         put("client_id", clientID)
         out["attestations"] = .object(attestations)

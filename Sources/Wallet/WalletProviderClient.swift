@@ -9,22 +9,16 @@ import Support
 public final class WalletProviderClient {
     public let provider: String
     let http: WalletHTTP
-    let trace: (String) -> Void
 
-    /// `trace` receives every request and response (`--verbose`); request bodies here never hold
-    /// a private key (only public JWKs and signed JWTs).
-    public init(provider: String, http: WalletHTTP, trace: ((String) -> Void)? = nil) {
+    /// Requests go through `http` (its `trace` logs them); their bodies never hold a private key
+    /// (only public JWKs and signed JWTs).
+    public init(provider: String, http: WalletHTTP) {
         self.provider = provider.hasSuffix("/") ? String(provider.dropLast()) : provider
         self.http = http
-        self.trace = trace ?? { _ in }
     }
 
     func send(_ method: String, _ path: String, headers: [String], body: [UInt8]?) throws -> WalletHTTP.Reply {
-        let url = provider + path
-        trace(WalletTrace.request(method, url, headers: headers, body: body))
-        let reply = try http.send(method, url, headers: headers, body: body)
-        trace(WalletTrace.response(reply))
-        return reply
+        try http.send(method, provider + path, headers: headers, body: body)
     }
 
     func postJSON(_ path: String, _ body: JSONValue, step: String) throws -> WalletHTTP.Reply {
