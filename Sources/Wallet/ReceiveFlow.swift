@@ -94,6 +94,7 @@ public struct WalletReceiver {
 
         let verifier = CredentialVerifier(http: http, trustAnchors: anchors)
         var results: [JSONValue] = []
+        var stored: [JSONValue] = []
         var text: [String] = [
             "credential_issuer: \(context.issuer.credentialIssuer)",
             "authorization_server: \(context.authorizationServer.issuer)",
@@ -124,6 +125,12 @@ public struct WalletReceiver {
                 }
                 results.append(describe(verified, configuration: configuration, status: status, deferred: delivery.deferred,
                                         credential: credential))
+                // The wallet file keeps the credential with its key, so a later presentation can sign with it.
+                if wallet != nil, var entry = results.last?.objectValue {
+                    entry["holder_key"] = .string(try keys[index].privatePEM())
+                    entry["received_at"] = .int(WalletProofs.now())
+                    stored.append(.object(entry))
+                }
                 text.append("credential \(index + 1)/\(delivery.credentials.count): \(configuration.id) (\(configuration.format))"
                             + (delivery.deferred ? " [deferred]" : "") + ": verified")
                 text += verified.checks.map { "  check: \($0)" }
@@ -141,11 +148,11 @@ public struct WalletReceiver {
             }
         }
         text += session.warnings.map { "warning: \($0)" }
-        if var stored = wallet {
-            stored.credentials += results
-            try stored.save()
-            wallet = stored
-            text.append("stored in: \(stored.path)")
+        if var file = wallet {
+            file.credentials += stored
+            try file.save()
+            wallet = file
+            text.append("stored in: \(file.path)")
         }
         do {
             var document: [String: JSONValue] = [
