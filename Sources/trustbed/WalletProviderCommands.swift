@@ -1,4 +1,6 @@
 import ArgumentParser
+import Federation
+import Support
 import Foundation
 import JSON
 import Wallet
@@ -17,6 +19,9 @@ struct WalletRegisterCommand: ParsableCommand {
         """)
 
     @Option(help: "The Wallet Provider's entity ID (its base URL, e.g. http://127.0.0.1:8080/wallet-provider).") var provider: String
+    @Option(name: .customLong("trust-anchor"),
+            help: "Resolve the provider's trust chain to this Trust Anchor (OpenID Federation 1.0 §10) before registering; a provider that does not chain to it is refused.")
+    var trustAnchor: String?
     @Option(help: "pass or fail: the device integrity the development key attestation states.") var integrity = "pass"
     @Option(help: "dev (android and apple: not yet).") var format = "dev"
     @Option(help: "The test wallet file (default: $XDG_DATA_HOME/trustbed/wallet.json).") var wallet: String?
@@ -37,6 +42,17 @@ struct WalletRegisterCommand: ParsableCommand {
             var file = try TestWalletFile.load(wallet ?? TestWalletFile.defaultPath())
             if file.hardwareKeyTag != nil, !force {
                 throw WalletError.usage("\(file.path) already holds instance \(file.hardwareKeyTag!) at \(file.provider ?? "?"); pass --force to replace it")
+            }
+            if let trustAnchor {
+                // Register only with a provider the federation vouches for (its keys self-published by the TA).
+                let chain: TrustChain
+                do {
+                    chain = try TrustResolver(source: clientSource(), clock: SystemClock())
+                        .resolve(subject: provider, anchors: [trustAnchor: .selfPublished])
+                } catch {
+                    throw WalletError.verification("\(provider) has no valid trust chain to \(trustAnchor): \(error)")
+                }
+                walletLog("trust chain: " + chain.statements.map { "\($0.issuer) → \($0.subject)" }.joined(separator: ", "))
             }
             let http = try WalletHTTP()
             if verbose { http.trace = walletLog }

@@ -131,3 +131,16 @@ def test_default_wallet_path_follows_xdg_data_home(server, tmp_path, monkeypatch
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     cli("register", "--provider", server.id("wallet-provider"))
     assert (tmp_path / "xdg" / "trustbed" / "wallet.json").exists()
+
+
+def test_register_checks_the_providers_trust_chain(server, tmp_path):
+    wallet = tmp_path / "w.json"
+    wp = server.id("wallet-provider")
+    # Under intermediate → ta: a chain to ta is found.
+    p = cli("register", "--provider", wp, "--trust-anchor", server.id("ta"), "--wallet", str(wallet))
+    assert "trust chain:" in p.stderr and server.id("ta") in p.stderr, p.stderr
+    # Not a Trust Anchor of it: refused before anything is registered.
+    other = tmp_path / "o.json"
+    p = cli("register", "--provider", wp, "--trust-anchor", server.id("pid-provider"), "--wallet", str(other), expect_ok=False)
+    assert p.returncode == 1 and "no valid trust chain" in p.stderr, p.stderr
+    assert not other.exists()
