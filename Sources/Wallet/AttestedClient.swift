@@ -12,7 +12,7 @@ public struct AttestedClient {
     let key: HolderKey
 
     public init(wallet: TestWalletFile) throws {
-        guard let attestation = wallet.attestations["jwt"]?.stringValue, let pem = wallet.walletKeyPEM else {
+        guard let attestation = wallet.attestations["jwt"]?.stringValue, let jwk = wallet.walletKey else {
             throw WalletError.usage("\(wallet.path) holds no wallet attestation: run `trustbed wallet attest` first")
         }
         let claims: [String: JSONValue]
@@ -27,7 +27,7 @@ public struct AttestedClient {
         }
         self.attestation = attestation
         clientID = sub
-        key = try HolderKey(pem: pem)
+        key = try HolderKey(privateJWK: jwk)
     }
 
     /// §5.2: `typ` oauth-client-attestation-pop+jwt; `iss` = client_id, `aud` = the AS issuer, `jti`, `iat`.
@@ -43,10 +43,10 @@ public struct AttestedClient {
 
     /// Key attestations from the wallet file's Wallet Provider, signed for by its hardware key.
     public static func keyAttester(wallet: TestWalletFile, http: WalletHTTP) throws -> ([HolderKey], String?) throws -> String {
-        guard let pem = wallet.hardwareKeyPEM, let tag = wallet.hardwareKeyTag, let provider = wallet.provider else {
+        guard let jwk = wallet.hardwareKey, let tag = wallet.hardwareKeyTag, let provider = wallet.provider else {
             throw WalletError.usage("\(wallet.path) holds no registered instance: run `trustbed wallet register` first")
         }
-        let hardwareKey = try HolderKey(pem: pem)
+        let hardwareKey = try HolderKey(privateJWK: jwk)
         let client = WalletProviderClient(provider: provider, http: http)
         return { keys, cNonce in try client.keyAttestation(hardwareKey: hardwareKey, tag: tag, keys: keys, cNonce: cNonce) }
     }

@@ -127,7 +127,7 @@ public struct WalletReceiver {
                                         credential: credential))
                 // The wallet file keeps the credential with its key, so a later presentation can sign with it.
                 if wallet != nil, var entry = results.last?.objectValue {
-                    entry["holder_key"] = .string(try keys[index].privatePEM())
+                    entry["holder_key"] = .object(try keys[index].privateJWK())
                     entry["received_at"] = .int(WalletProofs.now())
                     stored.append(.object(entry))
                 }

@@ -1,14 +1,14 @@
 import Foundation
 import JSON
 
-/// The CLI wallet's state (`--wallet FILE`): a TEST wallet, its keys kept in clear as PKCS#8 PEM in
+/// The CLI wallet's state (`--wallet FILE`): a TEST wallet, its keys kept in clear as private JWKs in
 /// a mode-0600 JSON file. Never a place for real credentials; the `about` member says so.
 public struct TestWalletFile {
-    public static let notice = "Trustbed TEST wallet: private keys in clear, for testing only. Never use it for real credentials."
+    public static let notice = "Trustbed TEST wallet: private keys in clear (private JWKs), for testing only. Never use it for real credentials."
 
     public var path: String
     /// The device's hardware key (the instance key the Wallet Provider registered).
-    public var hardwareKeyPEM: String?
+    public var hardwareKey: [String: JSONValue]?
     public var hardwareKeyTag: String?
     /// The Wallet Provider's entity ID (its base URL).
     public var provider: String?
@@ -18,7 +18,7 @@ public struct TestWalletFile {
     /// The device integrity development key attestations state (`pass` | `fail`).
     public var integrity: String?
     /// The wallet key the attestations bind (`cnf.jwk`), and the attestations by format.
-    public var walletKeyPEM: String?
+    public var walletKey: [String: JSONValue]?
     public var clientID: String?
     public var attestations: [String: JSONValue] = [:]
     /// Credentials received (`wallet receive --client-attestation`).
@@ -43,13 +43,13 @@ public struct TestWalletFile {
         guard json["type"]?.stringValue == "trustbed-test-wallet" else {
             throw WalletError.usage("\(path) is not a Trustbed test wallet (no \"type\": \"trustbed-test-wallet\")")
         }
-        wallet.hardwareKeyPEM = json["hardware_key"]?.stringValue
+        wallet.hardwareKey = json["hardware_key"]?.objectValue
         wallet.hardwareKeyTag = json["hardware_key_tag"]?.stringValue
         wallet.provider = json["provider"]?.stringValue
         wallet.state = json["state"]?.stringValue
         wallet.format = json["format"]?.stringValue
         wallet.integrity = json["integrity"]?.stringValue
-        wallet.walletKeyPEM = json["wallet_key"]?.stringValue
+        wallet.walletKey = json["wallet_key"]?.objectValue
         wallet.clientID = json["client_id"]?.stringValue
         wallet.attestations = json["attestations"]?.objectValue ?? [:]
         wallet.credentials = json["credentials"]?.arrayValue ?? []
@@ -59,13 +59,13 @@ public struct TestWalletFile {
     public var json: JSONValue {
         var out: [String: JSONValue] = ["about": .string(Self.notice), "type": "trustbed-test-wallet", "version": 1]
         func put(_ name: String, _ value: String?) { if let value { out[name] = .string(value) } }
-        put("hardware_key", hardwareKeyPEM)
+        if let hardwareKey { out["hardware_key"] = .object(hardwareKey) }
         put("hardware_key_tag", hardwareKeyTag)
         put("provider", provider)
         put("state", state)
         put("format", format)
         put("integrity", integrity)
-        put("wallet_key", walletKeyPEM)
+        if let walletKey { out["wallet_key"] = .object(walletKey) }
         put("client_id", clientID)
         out["attestations"] = .object(attestations)
         out["credentials"] = .array(credentials)

@@ -21,9 +21,18 @@ public struct HolderKey: @unchecked Sendable {
         try self.init(privateKey: try PrivateKey(generatingFor: .ES256))
     }
 
-    /// A key the wallet kept (the test wallet file's PKCS#8 PEM).
-    public init(pem: String) throws {
-        try self.init(privateKey: try PrivateKey(pem: pem))
+    /// A key the wallet kept: the test wallet file's private JWK (kty EC, crv P-256, x, y, d).
+    public init(privateJWK jwk: [String: JSONValue]) throws {
+        guard jwk["kty"]?.stringValue == "EC", jwk["crv"]?.stringValue == "P-256",
+              let d = jwk["d"]?.stringValue.flatMap(Base64URL.decode), let x = jwk["x"]?.stringValue.flatMap(Base64URL.decode),
+              let y = jwk["y"]?.stringValue.flatMap(Base64URL.decode) else {
+            throw WalletError.usage("not a private EC P-256 JWK (kty, crv, x, y, d)")
+        }
+        do { try self.init(privateKey: try PrivateKey(joseCurve: "P-256", d: d, x: x, y: y)) } catch let error as WalletError {
+            throw error
+        } catch {
+            throw WalletError.usage("bad private JWK: \(error)")
+        }
     }
 
     init(privateKey: PrivateKey) throws {
@@ -47,8 +56,13 @@ public struct HolderKey: @unchecked Sendable {
     public var jwk: [String: JSONValue] { publicJWK }
     /// RFC 7638 thumbprint of the public key.
     public var thumbprint: String { (try? JWK(json: publicJWK).thumbprint()) ?? "" }
-    /// PKCS#8 PEM of the private key: only for the test wallet file, never logged or sent.
-    public func privatePEM() throws -> String { try privateKey.pemPKCS8() }
+    /// The private JWK (with `d`): only for the test wallet file, never logged or sent.
+    public func privateJWK() throws -> [String: JSONValue] {
+        guard let d = try privateKey.ecPrivateScalar() else { throw WalletError.usage("not an EC key") }
+        var jwk = publicJWK
+        jwk["d"] = .string(Base64URL.encode(d))
+        return jwk
+    }
 
     /// A compact JWS under any header (`alg` ES256 is set here).
     public func sign(header: [String: JSONValue], claims: [String: JSONValue]) throws -> String {

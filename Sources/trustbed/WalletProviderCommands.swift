@@ -61,7 +61,7 @@ struct WalletRegisterCommand: ParsableCommand {
             let tag = "trustbed-cli-" + WalletProofs.randomToken(12)
             try client.register(hardwareKey: hardwareKey, tag: tag, integrity: integrity)
             file = TestWalletFile(path: file.path)
-            file.hardwareKeyPEM = try hardwareKey.privatePEM()
+            file.hardwareKey = try hardwareKey.privateJWK()
             file.hardwareKeyTag = tag
             file.provider = client.provider
             file.format = format
@@ -95,16 +95,16 @@ struct WalletAttestCommand: ParsableCommand {
     func run() throws {
         do {
             var file = try TestWalletFile.load(wallet ?? TestWalletFile.defaultPath())
-            guard let pem = file.hardwareKeyPEM, let tag = file.hardwareKeyTag, let provider = file.provider else {
+            guard let jwk = file.hardwareKey, let tag = file.hardwareKeyTag, let provider = file.provider else {
                 throw WalletError.usage("\(file.path) holds no registered instance: run `trustbed wallet register` first")
             }
             let http = try WalletHTTP()
             if verbose { http.trace = walletLog }
             let client = WalletProviderClient(provider: provider, http: http)
             let walletKey = try HolderKey()
-            let attestations = try client.walletAttestations(hardwareKey: try HolderKey(pem: pem), tag: tag, walletKey: walletKey,
+            let attestations = try client.walletAttestations(hardwareKey: try HolderKey(privateJWK: jwk), tag: tag, walletKey: walletKey,
                                                              integrity: file.integrity ?? "pass", legacy: legacy)
-            file.walletKeyPEM = try walletKey.privatePEM()
+            file.walletKey = try walletKey.privateJWK()
             file.attestations = attestations.mapValues { .string($0) }
             file.clientID = (try? AttestedClient(wallet: file))?.clientID
             file.state = "operational"

@@ -27,7 +27,7 @@ final class TestWalletTests: XCTestCase {
     func testFileRoundTripsWithMode0600AndSaysItIsATestWallet() throws {
         let key = try HolderKey()
         var file = TestWalletFile(path: directory + "/a/wallet.json")
-        file.hardwareKeyPEM = try key.privatePEM()
+        file.hardwareKey = try key.privateJWK()
         file.hardwareKeyTag = "tag-1"
         file.provider = "https://wp.example"
         file.state = "installed"
@@ -43,7 +43,25 @@ final class TestWalletTests: XCTestCase {
         XCTAssertEqual(loaded.provider, "https://wp.example")
         XCTAssertEqual(loaded.attestations["jwt"]?.stringValue, "a.b.c")
         // The key survives the file: same public key.
-        XCTAssertEqual(try HolderKey(pem: loaded.hardwareKeyPEM!).jwk, key.jwk)
+        XCTAssertEqual(try HolderKey(privateJWK: loaded.hardwareKey!).jwk, key.jwk)
+        XCTAssertEqual(loaded.hardwareKey?["d"]?.stringValue?.count, 43)
+    }
+
+    func testPrivateJWKWithAForeignPointOrBadPartsIsRefused() throws {
+        var jwk = try HolderKey().privateJWK()
+        jwk["x"] = try HolderKey().jwk["x"]
+        jwk["y"] = try HolderKey().jwk["y"]
+        XCTAssertThrowsError(try HolderKey(privateJWK: jwk))
+        var short = try HolderKey().privateJWK()
+        short["d"] = "AAAA"
+        XCTAssertThrowsError(try HolderKey(privateJWK: short))
+        var rsa = try HolderKey().privateJWK()
+        rsa["kty"] = "RSA"
+        XCTAssertThrowsError(try HolderKey(privateJWK: rsa))
+        // The key signs as it did before it was written out.
+        let key = try HolderKey()
+        let again = try HolderKey(privateJWK: try key.privateJWK())
+        XCTAssertTrue(try Self.verifies(try again.sign(header: ["typ": "x"], claims: [:]), key))
     }
 
     func testMissingFileIsAnEmptyWalletAndAForeignFileIsRefused() throws {
@@ -69,7 +87,7 @@ final class TestWalletTests: XCTestCase {
                                     claims: ["iss": "https://wp.example", "sub": .string(client), "cnf": ["jwk": .object(walletKey.jwk)],
                                              "exp": .int(exp ?? WalletProofs.now() + 3600)])
         var file = TestWalletFile(path: directory + "/w.json")
-        file.walletKeyPEM = try walletKey.privatePEM()
+        file.walletKey = try walletKey.privateJWK()
         file.attestations = ["jwt": .string(jwt)]
         return (file, walletKey)
     }
@@ -180,7 +198,8 @@ final class TestWalletTests: XCTestCase {
         XCTAssertEqual(try kar.payload()["c_nonce"]?.stringValue, "cn")
         // --verbose sees every exchange and no private key.
         XCTAssertEqual(traced.count, stub.requests.count * 2)
-        XCTAssertFalse(traced.joined().contains("PRIVATE KEY"))
+        XCTAssertFalse(traced.joined().contains(try hardware.privateJWK()["d"]!.stringValue!))
+        XCTAssertFalse(traced.joined().contains(try walletKey.privateJWK()["d"]!.stringValue!))
         XCTAssertFalse(traced.joined().contains("\"d\""))
         // A refusal carries the server's JSON.
         XCTAssertThrowsError(try client.register(hardwareKey: hardware, tag: "t", integrity: "pass")) { error in

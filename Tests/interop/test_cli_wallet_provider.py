@@ -60,7 +60,9 @@ def test_register_attest_and_receive_a_pid_from_the_haip_issuer(server, tmp_path
     doc = json.loads(wallet.read_text())
     assert doc["type"] == "trustbed-test-wallet" and "TEST wallet" in doc["about"], doc.keys()
     assert doc["provider"] == wp and doc["hardware_key_tag"] == out["hardware_key_tag"]
-    assert "PRIVATE KEY" in doc["hardware_key"]
+    hardware = doc["hardware_key"]
+    assert hardware["kty"] == "EC" and hardware["crv"] == "P-256" and hardware["d"], hardware.keys()
+    ECKey.import_key(hardware)  # a valid private JWK
     # A second register without --force would replace the instance: refused.
     p = cli("register", "--provider", wp, "--wallet", str(wallet), expect_ok=False)
     assert p.returncode == 1 and "--force" in p.stderr
@@ -76,7 +78,7 @@ def test_register_attest_and_receive_a_pid_from_the_haip_issuer(server, tmp_path
     assert claims["cnf"]["jwk"] == json.loads(json.dumps(claims["cnf"]["jwk"]))
     # --verbose: each request and response on stderr, never a private key.
     assert "> POST " + wp + "/wallet-attestations" in p.stderr and "< 200" in p.stderr, p.stderr[-2000:]
-    assert "PRIVATE KEY" not in p.stderr and '"d"' not in p.stderr
+    assert '"d"' not in p.stderr and doc["wallet_key"]["d"] not in p.stderr and hardware["d"] not in p.stderr
 
     issuer = server.id("pid-provider-haip")
     answer = admin_offer(issuer, server.admin_token, persona(server)["id"], [SD])
@@ -85,7 +87,7 @@ def test_register_attest_and_receive_a_pid_from_the_haip_issuer(server, tmp_path
     result = json.loads(p.stdout)
     assert result["token_type"].lower() == "dpop"
     assert "OAuth-Client-Attestation-PoP: " in p.stderr and "key-attestations" in p.stderr, p.stderr[-3000:]
-    assert "PRIVATE KEY" not in p.stderr
+    assert '"d"' not in p.stderr and hardware["d"] not in p.stderr
     [credential] = result["credentials"]
     assert credential["verified"] and credential["credential_configuration_id"] == SD
     # The wallet file keeps the PID with its proof key: verify it (and a presentation) with sd-jwt.
