@@ -22,6 +22,12 @@ public struct ReceiveOptions {
     public var trust: String?
     public var checkStatus = true
     public var verbose = false
+    /// The test wallet file: its wallet attestation authenticates the client at PAR and the
+    /// token endpoint (`client_id` = the attestation's `sub`); received credentials are stored in it.
+    public var walletPath: String?
+    public var clientAttestation = false
+    /// Ask the wallet file's Wallet Provider for a key attestation of the proof keys.
+    public var keyAttestation = false
     /// Asks the person for a line (the tx_code, the redirect URL after a browser login); nil
     /// when none comes.
     public var ask: (String) -> String? = { _ in nil }
@@ -46,8 +52,14 @@ public struct WalletReceiver {
     public init(options: ReceiveOptions) { self.options = options }
 
     public func run() throws -> ReceiveResult {
-        let (batch, clientID, verbose) = (options.batch, options.clientID, options.verbose)
+        let (batch, verbose) = (options.batch, options.verbose)
+        var clientID = options.clientID
         let http = try WalletHTTP()
+        if verbose { http.trace = options.log }
+        var wallet = try (options.clientAttestation || options.keyAttestation)
+            ? TestWalletFile.load(options.walletPath ?? TestWalletFile.defaultPath()) : nil
+        let attestedClient = try wallet.flatMap { options.clientAttestation ? try AttestedClient(wallet: $0) : nil }
+        if let attestedClient { clientID = attestedClient.clientID }
         let anchors = try options.trust.map { try loadTrustAnchors($0, http: http) }
         let offer = try CredentialOffer.resolve(options.offer, http: http)
         let usePreAuthorized: Bool
@@ -66,7 +78,8 @@ public struct WalletReceiver {
             guard batch <= size else { throw WalletError.usage("--batch \(batch) exceeds the issuer's batch_size \(size)") }
         }
         let session = try WalletSession(context: context, http: http, dpop: options.dpop)
-        session.trace = verbose
+        if let attestedClient { session.clientAttestation = attestedClient.headers }
+        if options.keyAttestation, let wallet { session.keyAttester = try AttestedClient.keyAttester(wallet: wallet, http: http) }
 
         let token: TokenResponse
         if usePreAuthorized, let pre = offer.preAuthorized {
@@ -81,6 +94,7 @@ public struct WalletReceiver {
 
         let verifier = CredentialVerifier(http: http, trustAnchors: anchors)
         var results: [JSONValue] = []
+        var stored: [JSONValue] = []
         var text: [String] = [
             "credential_issuer: \(context.issuer.credentialIssuer)",
             "authorization_server: \(context.authorizationServer.issuer)",
@@ -111,6 +125,12 @@ public struct WalletReceiver {
                 }
                 results.append(describe(verified, configuration: configuration, status: status, deferred: delivery.deferred,
                                         credential: credential))
+                // The wallet file keeps the credential with its key, so a later presentation can sign with it.
+                if wallet != nil, var entry = results.last?.objectValue {
+                    entry["holder_key"] = .object(try keys[index].privateJWK())
+                    entry["received_at"] = .int(WalletProofs.now())
+                    stored.append(.object(entry))
+                }
                 text.append("credential \(index + 1)/\(delivery.credentials.count): \(configuration.id) (\(configuration.format))"
                             + (delivery.deferred ? " [deferred]" : "") + ": verified")
                 text += verified.checks.map { "  check: \($0)" }
@@ -128,6 +148,12 @@ public struct WalletReceiver {
             }
         }
         text += session.warnings.map { "warning: \($0)" }
+        if var file = wallet {
+            file.credentials += stored
+            try file.save()
+            wallet = file
+            text.append("stored in: \(file.path)")
+        }
         do {
             var document: [String: JSONValue] = [
                 "credential_issuer": .string(context.issuer.credentialIssuer),

@@ -47,6 +47,8 @@ public final class WalletHTTP {
     public let maximumBytes: Int
     /// Tried first for every exchange (the load client's plain connections); nil: libcurl only.
     public let transport: WalletTransport?
+    /// `--verbose`: receives each request and response (`WalletTrace`); nil logs nothing.
+    public var trace: ((String) -> Void)?
 
     public init(timeoutSeconds: Int = 30, maximumBytes: Int = 16 * 1024 * 1024, transport: WalletTransport? = nil) throws {
         do {
@@ -74,6 +76,14 @@ public final class WalletHTTP {
 
     /// One exchange. `body` nil sends none (a POST without a body still says Content-Length: 0).
     public func send(_ method: String, _ url: String, headers: [String] = [], body: [UInt8]? = nil) throws -> Reply {
+        guard let trace else { return try sendUntraced(method, url, headers: headers, body: body) }
+        trace(WalletTrace.request(method, url, headers: headers, body: body))
+        let reply = try sendUntraced(method, url, headers: headers, body: body)
+        trace(WalletTrace.response(reply))
+        return reply
+    }
+
+    private func sendUntraced(_ method: String, _ url: String, headers: [String], body: [UInt8]?) throws -> Reply {
         if let transport, let reply = try transport.send(method, url, headers: headers, body: body) { return reply }
         do {
             let response = try client.send(method, url, headers: headers, body: body)

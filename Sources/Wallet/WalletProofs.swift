@@ -18,7 +18,25 @@ public struct HolderKey: @unchecked Sendable {
     public static let dpopType = "dpop+jwt"
 
     public init() throws {
-        privateKey = try PrivateKey(generatingFor: .ES256)
+        try self.init(privateKey: try PrivateKey(generatingFor: .ES256))
+    }
+
+    /// A key the wallet kept: the test wallet file's private JWK (kty EC, crv P-256, x, y, d).
+    public init(privateJWK jwk: [String: JSONValue]) throws {
+        guard jwk["kty"]?.stringValue == "EC", jwk["crv"]?.stringValue == "P-256",
+              let d = jwk["d"]?.stringValue.flatMap(Base64URL.decode), let x = jwk["x"]?.stringValue.flatMap(Base64URL.decode),
+              let y = jwk["y"]?.stringValue.flatMap(Base64URL.decode) else {
+            throw WalletError.usage("not a private EC P-256 JWK (kty, crv, x, y, d)")
+        }
+        do { try self.init(privateKey: try PrivateKey(joseCurve: "P-256", d: d, x: x, y: y)) } catch let error as WalletError {
+            throw error
+        } catch {
+            throw WalletError.usage("bad private JWK: \(error)")
+        }
+    }
+
+    init(privateKey: PrivateKey) throws {
+        self.privateKey = privateKey
         guard case .ec(let curve, let x, let y) = privateKey.publicKey.components else {
             throw WalletError.usage("P-256 key generation gave a non-EC key")
         }
@@ -34,6 +52,26 @@ public struct HolderKey: @unchecked Sendable {
     }
 
     /// The header of a proof of possession (DPoP and the OpenID4VCI key proof share its shape).
+    /// The public JWK (kty, crv, x, y).
+    public var jwk: [String: JSONValue] { publicJWK }
+    /// RFC 7638 thumbprint of the public key.
+    public var thumbprint: String { (try? JWK(json: publicJWK).thumbprint()) ?? "" }
+    /// The private JWK (with `d`): only for the test wallet file, never logged or sent.
+    public func privateJWK() throws -> [String: JSONValue] {
+        guard let d = try privateKey.ecPrivateScalar() else { throw WalletError.usage("not an EC key") }
+        var jwk = publicJWK
+        jwk["d"] = .string(Base64URL.encode(d))
+        return jwk
+    }
+
+    /// A compact JWS under any header (`alg` ES256 is set here).
+    public func sign(header: [String: JSONValue], claims: [String: JSONValue]) throws -> String {
+        try JWS.sign(header: header, payloadBytes: JSONValue.object(claims).bytes, key: privateKey, algorithm: .ES256)
+    }
+
+    /// Raw r‖s ES256 signature over `data` (a `hardware_signature`).
+    public func signature(_ data: [UInt8]) throws -> [UInt8] { try privateKey.sign(data, algorithm: .ES256) }
+
     private static func header(type: String, jwk: [String: JSONValue]) -> [String: JSONValue] {
         ["alg": .string(SignatureAlgorithm.ES256.rawValue), "typ": .string(type), "jwk": .object(jwk)]
     }

@@ -30,8 +30,22 @@ extension WalletSession {
     /// The credential request with a c_nonce already fetched (the load client times the two apart).
     public func credential(accessToken: String, configurationID: String, identifier: String?, keys: [HolderKey], nonce: String?,
                     maximumWait: Double = 120) throws -> CredentialDelivery {
-        let proofs = try keys.map {
-            try WalletProofs.keyProof(key: $0, audience: context.issuer.credentialIssuer, nonce: nonce, clientID: clientID)
+        let proofs: [String]
+        if let keyAttester {
+            // The EUDI wallets' form (Appendix F.1): `kid` is the key's index in the attestation's
+            // `attested_keys`, `key_attestation` in the header, no `jwk`.
+            let attestation = try keyAttester(keys, nonce)
+            proofs = try keys.enumerated().map { index, key in
+                var claims: [String: JSONValue] = ["aud": .string(context.issuer.credentialIssuer), "iat": .int(WalletProofs.now())]
+                if let nonce { claims["nonce"] = .string(nonce) }
+                if let clientID { claims["iss"] = .string(clientID) }
+                return try key.sign(header: ["typ": .string(HolderKey.keyProofType), "kid": .string(String(index)),
+                                             "key_attestation": .string(attestation)], claims: claims)
+            }
+        } else {
+            proofs = try keys.map {
+                try WalletProofs.keyProof(key: $0, audience: context.issuer.credentialIssuer, nonce: nonce, clientID: clientID)
+            }
         }
         let encryption = try responseEncryptionKey()
         var request = JSONWriter(capacity: proofs.reduce(160 + configurationID.utf8.count) { $0 + $1.utf8.count + 3 })

@@ -67,6 +67,13 @@ public final class WalletSession {
     public var clientID: String?
     /// Logs each exchange to stderr (`--verbose`).
     public var trace = false
+    /// Attestation-based client authentication (draft-ietf-oauth-attestation-based-client-auth
+    /// §5): given the AS issuer (the PoP's `aud`), the `OAuth-Client-Attestation` and
+    /// `OAuth-Client-Attestation-PoP` header lines, sent at PAR and the token endpoint.
+    public var clientAttestation: ((String) throws -> [String])?
+    /// OpenID4VCI 1.0 Appendix D: a key attestation of the proof keys carrying the issuer's
+    /// c_nonce; when set, `jwt` proofs carry it in their `key_attestation` header.
+    public var keyAttester: (([HolderKey], String?) throws -> String)?
     /// Whether the current access token is DPoP-bound. An AS may answer a DPoP-proofed token
     /// request with a Bearer token (RFC 9449 §5), and the client must then use the token as the
     /// type it got: the resource server is sent `Authorization: Bearer` and no DPoP proof.
@@ -126,9 +133,9 @@ public final class WalletSession {
 
     private func form(_ url: String, _ pairs: [(String, String)], server: Server) throws -> WalletHTTP.Reply {
         let body = Parameters(pairs: pairs.map { (name: $0.0, value: $0.1) }).encoded
-        return try exchange("POST", url, server: server,
-                            headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"],
-                            body: Array(body.utf8))
+        var headers = ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"]
+        if server == .authorization, let clientAttestation { headers += try clientAttestation(context.authorizationServer.issuer) }
+        return try exchange("POST", url, server: server, headers: headers, body: Array(body.utf8))
     }
 
     // MARK: - token endpoint

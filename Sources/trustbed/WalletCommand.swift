@@ -9,7 +9,7 @@ struct WalletCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wallet",
         abstract: "A test wallet: receive credentials from any OpenID4VCI 1.0 issuer, or load-test one.",
-        subcommands: [WalletReceiveCommand.self, WalletBenchCommand.self])
+        subcommands: [WalletReceiveCommand.self, WalletRegisterCommand.self, WalletAttestCommand.self, WalletBenchCommand.self])
 }
 
 /// Prints to stderr (progress and prompts; stdout carries only the result).
@@ -43,7 +43,14 @@ struct WalletReceiveCommand: ParsableCommand {
     @Option(help: "IACA certificate(s) to trust: a PEM file or an http(s) URL. Signer chains must lead to one.") var trust: String?
     @Flag(name: .customLong("no-status"), help: "Do not fetch the status lists.") var noStatus = false
     @Flag(help: "Print one JSON document instead of text.") var json = false
-    @Flag(help: "Log every HTTP exchange to stderr.") var verbose = false
+    @Flag(help: "Log every request and response (method, URL, headers, body) to stderr.") var verbose = false
+    @Option(help: "The test wallet file (default: $XDG_DATA_HOME/trustbed/wallet.json).") var wallet: String?
+    @Flag(name: .customLong("client-attestation"),
+          help: "Authenticate with the wallet file's wallet attestation + PoP at PAR and the token endpoint (client_id = its sub); store the credentials in the wallet file.")
+    var clientAttestation = false
+    @Flag(name: .customLong("key-attestation"),
+          help: "Ask the wallet's Wallet Provider for a key attestation of the proof keys (with the issuer's c_nonce) and send it in each proof's key_attestation header.")
+    var keyAttestation = false
 
     func validate() throws {
         guard (1...1000).contains(batch) else { throw ValidationError("--batch must be between 1 and 1000") }
@@ -65,6 +72,9 @@ struct WalletReceiveCommand: ParsableCommand {
         options.trust = trust
         options.checkStatus = !noStatus
         options.verbose = verbose
+        options.walletPath = wallet
+        options.clientAttestation = clientAttestation
+        options.keyAttestation = keyAttestation
         options.log = walletLog
         options.ask = { prompt in
             FileHandle.standardError.write(Data(prompt.utf8))

@@ -346,8 +346,7 @@ def test_haip_demo_issuer(session_tmp, attester):
         issuer = server.id("pid-provider-haip")
         anonymous = Wallet(issuer)
         md = anonymous.issuer_metadata
-        assert md["credential_configurations_supported"][SD]["proof_types_supported"]["jwt"]["key_attestations_required"] == \
-            {"key_storage": ["iso_18045_high", "iso_18045_moderate"]}
+        assert md["credential_configurations_supported"][SD]["proof_types_supported"]["jwt"]["key_attestations_required"] == {}
         asm = anonymous.as_metadata
         assert asm["token_endpoint_auth_methods_supported"] == ["attest_jwt_client_auth"], asm
         assert asm["pre-authorized_grant_anonymous_access_supported"] is False, asm

@@ -1,0 +1,136 @@
+import Foundation
+import JSON
+import Support
+
+/// The CLI wallet's side of a Trustbed Wallet Provider (docs/wallet-provider.md): registration
+/// with a development key attestation, wallet attestations in both wire formats, and key
+/// attestations for credential keys (OpenID4VCI 1.0 Appendix D). `provider` is the entity ID,
+/// which is also the provider's base URL.
+public final class WalletProviderClient {
+    public let provider: String
+    let http: WalletHTTP
+
+    /// Requests go through `http` (its `trace` logs them); their bodies never hold a private key
+    /// (only public JWKs and signed JWTs).
+    public init(provider: String, http: WalletHTTP) {
+        self.provider = provider.hasSuffix("/") ? String(provider.dropLast()) : provider
+        self.http = http
+    }
+
+    func send(_ method: String, _ path: String, headers: [String], body: [UInt8]?) throws -> WalletHTTP.Reply {
+        try http.send(method, provider + path, headers: headers, body: body)
+    }
+
+    func postJSON(_ path: String, _ body: JSONValue, step: String) throws -> WalletHTTP.Reply {
+        let reply = try send("POST", path, headers: ["Content-Type: application/json", "Accept: application/json"], body: body.bytes)
+        guard (200..<300).contains(reply.status) else { throw WalletError.server(step: step, status: reply.status, body: reply.text) }
+        return reply
+    }
+
+    /// `GET <wp>/nonce`.
+    public func nonce() throws -> String {
+        let reply = try send("GET", "/nonce", headers: ["Accept: application/json"], body: nil)
+        guard reply.status == 200, let nonce = reply.json?["nonce"]?.stringValue, !nonce.isEmpty else {
+            throw WalletError.server(step: "wallet provider nonce", status: reply.status, body: reply.text)
+        }
+        return nonce
+    }
+
+    /// `POST <wp>/dev/key-attestation`: the provider's development device maker attests the
+    /// hardware key, bound to `nonce` and the tag through `client_data_hash`.
+    public func developmentKeyAttestation(hardwareKey: HolderKey, tag: String, nonce: String, integrity: String) throws -> String {
+        let reply = try postJSON("/dev/key-attestation", ["jwk": .object(hardwareKey.jwk), "hardware_key_tag": .string(tag),
+                                                         "nonce": .string(nonce), "integrity": .string(integrity)],
+                                 step: "development key attestation")
+        guard let attestation = reply.json?["key_attestation"]?.stringValue else {
+            throw WalletError.malformed("development key attestation: no key_attestation in \(reply.text)")
+        }
+        return attestation
+    }
+
+    /// Registration: nonce → development key attestation → `POST <wp>/wallet-instance` (204).
+    public func register(hardwareKey: HolderKey, tag: String, integrity: String) throws {
+        let nonce = try nonce()
+        let attestation = try developmentKeyAttestation(hardwareKey: hardwareKey, tag: tag, nonce: nonce, integrity: integrity)
+        _ = try postJSON("/wallet-instance", ["challenge": .string(nonce), "key_attestation": .string(attestation),
+                                             "hardware_key_tag": .string(tag)], step: "registration")
+    }
+
+    /// The wallet attestation request (`war+jwt` for `/token`, `wp-war+jwt` for
+    /// `/wallet-attestations`), signed by the new wallet key, with the hardware key's signature
+    /// over `{"challenge", "jwk_thumbprint"}` and a fresh development key attestation.
+    func attestationRequest(type: String, hardwareKey: HolderKey, tag: String, walletKey: HolderKey, integrity: String) throws -> String {
+        let nonce = try nonce()
+        let keyAttestation = try developmentKeyAttestation(hardwareKey: hardwareKey, tag: tag, nonce: nonce, integrity: integrity)
+        let thumbprint = walletKey.thumbprint
+        // Member order as the provider rebuilds it (docs/wallet-provider.md, "The request JWT").
+        let signed = "{\"challenge\":\(JSONValue.string(nonce).serialized()),\"jwk_thumbprint\":\(JSONValue.string(thumbprint).serialized())}"
+        let now = WalletProofs.now()
+        let claims: [String: JSONValue] = [
+            "iss": .string("\(provider)/instance/\(thumbprint)"), "aud": .string(provider), "iat": .int(now),
+            "exp": .int(now + 300), "challenge": .string(nonce), "hardware_key_tag": .string(tag),
+            "hardware_signature": .string(Base64URL.encode(try hardwareKey.signature(Array(signed.utf8)))),
+            "cnf": ["jwk": .object(walletKey.jwk)], "key_attestation": .string(keyAttestation),
+        ]
+        return try walletKey.sign(header: ["typ": .string(type), "kid": .string(thumbprint)], claims: claims)
+    }
+
+    /// The wallet attestations by format: `POST <wp>/wallet-attestations` (`wp-war+jwt`), or with
+    /// `legacy` the jwt-bearer grant at `POST <wp>/token` (`war+jwt`, answered with the JWT alone).
+    public func walletAttestations(hardwareKey: HolderKey, tag: String, walletKey: HolderKey, integrity: String,
+                                   legacy: Bool) throws -> [String: String] {
+        if legacy {
+            let assertion = try attestationRequest(type: "war+jwt", hardwareKey: hardwareKey, tag: tag, walletKey: walletKey,
+                                                   integrity: integrity)
+            let form = Parameters(pairs: [(name: "grant_type", value: "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+                                          (name: "assertion", value: assertion)]).encoded
+            let reply = try send("POST", "/token", headers: ["Content-Type: application/x-www-form-urlencoded",
+                                                             "Accept: application/jwt, application/json"], body: Array(form.utf8))
+            guard reply.status == 200 else { throw WalletError.server(step: "wallet attestation (/token)", status: reply.status, body: reply.text) }
+            return ["jwt": reply.text.trimmingCharacters(in: .whitespacesAndNewlines)]
+        }
+        let assertion = try attestationRequest(type: "wp-war+jwt", hardwareKey: hardwareKey, tag: tag, walletKey: walletKey,
+                                               integrity: integrity)
+        let reply = try postJSON("/wallet-attestations", ["assertion": .string(assertion)], step: "wallet attestations")
+        var out: [String: String] = [:]
+        for entry in reply.json?["wallet_attestations"]?.arrayValue ?? [] {
+            if let format = entry.objectValue?["format"]?.stringValue, let value = entry.objectValue?["wallet_attestation"]?.stringValue {
+                out[format] = value
+            }
+        }
+        guard out["jwt"] != nil else { throw WalletError.malformed("wallet attestations: no jwt attestation in \(reply.text)") }
+        return out
+    }
+
+    /// `POST <wp>/key-attestations`: a `key-attestation+jwt` for `keys` carrying the issuer's `c_nonce`.
+    public func keyAttestation(hardwareKey: HolderKey, tag: String, keys: [HolderKey], cNonce: String?) throws -> String {
+        let nonce = try nonce()
+        var claims: [String: JSONValue] = [
+            "iss": .string("\(provider)/instance/\(tag)"), "aud": .string(provider), "iat": .int(WalletProofs.now()),
+            "nonce": .string(nonce), "keys": .array(keys.map { .object($0.jwk) }),
+        ]
+        if let cNonce { claims["c_nonce"] = .string(cNonce) }
+        let assertion = try hardwareKey.sign(header: ["typ": "wp-kar+jwt", "kid": .string(tag)], claims: claims)
+        let reply = try postJSON("/key-attestations", ["assertion": .string(assertion)], step: "key attestation")
+        guard let attestation = reply.json?["key_attestation"]?.stringValue else {
+            throw WalletError.malformed("key attestation: no key_attestation in \(reply.text)")
+        }
+        return attestation
+    }
+}
+
+/// `--verbose` lines: method, URL, headers and body of a request; status, headers and body of
+/// the response.
+public enum WalletTrace {
+    public static func request(_ method: String, _ url: String, headers: [String], body: [UInt8]?) -> String {
+        var lines = ["> \(method) \(url)"] + headers.map { "> \($0)" }
+        if let body, !body.isEmpty { lines.append(">"); lines.append(String(decoding: body, as: UTF8.self)) }
+        return lines.joined(separator: "\n")
+    }
+
+    public static func response(_ reply: WalletHTTP.Reply) -> String {
+        var lines = ["< \(reply.status)"] + WalletHTTP.interestingHeaders.compactMap { name in reply.header(name).map { "< \(name): \($0)" } }
+        if !reply.body.isEmpty { lines.append("<"); lines.append(reply.text) }
+        return lines.joined(separator: "\n")
+    }
+}

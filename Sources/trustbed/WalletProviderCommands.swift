@@ -1,0 +1,118 @@
+import ArgumentParser
+import Federation
+import Support
+import Foundation
+import JSON
+import Wallet
+
+/// `trustbed wallet register` and `trustbed wallet attest`: the CLI wallet as a Wallet Provider's
+/// client (docs/wallet-provider.md), its state in a test wallet file.
+struct WalletRegisterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "register",
+        abstract: "Register a new wallet instance (a fresh hardware key) with a Wallet Provider.",
+        discussion: """
+        Makes a P-256 hardware key and a tag, then: GET <provider>/nonce → POST <provider>/dev/key-attestation \
+        → POST <provider>/wallet-instance. The key, the tag, the provider and the instance state go to the test \
+        wallet file (mode 0600; it holds private keys in clear: for testing only). Only the development format \
+        exists so far: --format android and --format apple print "not yet" and exit 1.
+        """)
+
+    @Option(help: "The Wallet Provider's entity ID (its base URL, e.g. http://127.0.0.1:8080/wallet-provider).") var provider: String
+    @Option(name: .customLong("trust-anchor"),
+            help: "Resolve the provider's trust chain to this Trust Anchor (OpenID Federation 1.0 §10) before registering; a provider that does not chain to it is refused.")
+    var trustAnchor: String?
+    @Option(help: "pass or fail: the device integrity the development key attestation states.") var integrity = "pass"
+    @Option(help: "dev (android and apple: not yet).") var format = "dev"
+    @Option(help: "The test wallet file (default: $XDG_DATA_HOME/trustbed/wallet.json).") var wallet: String?
+    @Flag(help: "Replace an instance the wallet file already holds.") var force = false
+    @Flag(help: "Log every request and response (method, URL, headers, body) to stderr.") var verbose = false
+
+    func validate() throws {
+        guard ["pass", "fail"].contains(integrity) else { throw ValidationError("--integrity must be pass or fail") }
+        guard ["dev", "android", "apple"].contains(format) else { throw ValidationError("--format must be dev, android or apple") }
+    }
+
+    func run() throws {
+        guard format == "dev" else {
+            walletLog("--format \(format): not yet (only dev registrations are implemented)")
+            throw ExitCode(1)
+        }
+        do {
+            var file = try TestWalletFile.load(wallet ?? TestWalletFile.defaultPath())
+            if file.hardwareKeyTag != nil, !force {
+                throw WalletError.usage("\(file.path) already holds instance \(file.hardwareKeyTag!) at \(file.provider ?? "?"); pass --force to replace it")
+            }
+            if let trustAnchor {
+                // Register only with a provider the federation vouches for (its keys self-published by the TA).
+                let chain: TrustChain
+                do {
+                    chain = try TrustResolver(source: clientSource(), clock: SystemClock())
+                        .resolve(subject: provider, anchors: [trustAnchor: .selfPublished])
+                } catch {
+                    throw WalletError.verification("\(provider) has no valid trust chain to \(trustAnchor): \(error)")
+                }
+                walletLog("trust chain: " + chain.statements.map { "\($0.issuer) → \($0.subject)" }.joined(separator: ", "))
+            }
+            let http = try WalletHTTP()
+            if verbose { http.trace = walletLog }
+            let client = WalletProviderClient(provider: provider, http: http)
+            let hardwareKey = try HolderKey()
+            let tag = "trustbed-cli-" + WalletProofs.randomToken(12)
+            try client.register(hardwareKey: hardwareKey, tag: tag, integrity: integrity)
+            file = TestWalletFile(path: file.path)
+            file.hardwareKey = try hardwareKey.privateJWK()
+            file.hardwareKeyTag = tag
+            file.provider = client.provider
+            file.format = format
+            file.integrity = integrity
+            file.state = "installed"
+            try file.save()
+            print(JSONValue.object(["provider": .string(client.provider), "hardware_key_tag": .string(tag), "format": .string(format),
+                                    "state": "installed", "wallet": .string(file.path)]).serialized(pretty: true))
+        } catch {
+            walletLog("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct WalletAttestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attest",
+        abstract: "Get a wallet attestation for a fresh wallet key, print it and keep it in the wallet file.",
+        discussion: """
+        Default: POST <provider>/wallet-attestations with a wp-war+jwt request (every format the provider makes is \
+        kept). --legacy: POST <provider>/token with the jwt-bearer grant and a war+jwt request (the jwt format only). \
+        Prints the jwt attestation on stdout.
+        """)
+
+    @Flag(help: "Use the older wire format: the jwt-bearer grant at <provider>/token.") var legacy = false
+    @Option(help: "The test wallet file (default: $XDG_DATA_HOME/trustbed/wallet.json).") var wallet: String?
+    @Flag(help: "Print every format as one JSON object instead of the jwt attestation.") var json = false
+    @Flag(help: "Log every request and response (method, URL, headers, body) to stderr.") var verbose = false
+
+    func run() throws {
+        do {
+            var file = try TestWalletFile.load(wallet ?? TestWalletFile.defaultPath())
+            guard let jwk = file.hardwareKey, let tag = file.hardwareKeyTag, let provider = file.provider else {
+                throw WalletError.usage("\(file.path) holds no registered instance: run `trustbed wallet register` first")
+            }
+            let http = try WalletHTTP()
+            if verbose { http.trace = walletLog }
+            let client = WalletProviderClient(provider: provider, http: http)
+            let walletKey = try HolderKey()
+            let attestations = try client.walletAttestations(hardwareKey: try HolderKey(privateJWK: jwk), tag: tag, walletKey: walletKey,
+                                                             integrity: file.integrity ?? "pass", legacy: legacy)
+            file.walletKey = try walletKey.privateJWK()
+            file.attestations = attestations.mapValues { .string($0) }
+            file.clientID = (try? AttestedClient(wallet: file))?.clientID
+            file.state = "operational"
+            try file.save()
+            print(json ? JSONValue.object(file.attestations).serialized(pretty: true) : attestations["jwt"]!)
+        } catch {
+            walletLog("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
