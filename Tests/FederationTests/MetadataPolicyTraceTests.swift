@@ -48,7 +48,7 @@ final class MetadataPolicyTraceTests: XCTestCase {
             }
             // Each parameter's final value is the resolved one, and `changed` says whether it differs from the leaf's.
             let resolvedParams = resolved[Self.t]?.objectValue ?? [:]
-            for p in trace.entityTypes.first { $0.name == Self.t }?.parameters ?? [] {
+            for p in trace.entityTypes.first(where: { $0.name == Self.t })?.parameters ?? [] {
                 let want = resolvedParams[p.name]
                 if !PolicyTraceRecorder.same(p.finalValue, want) { failures.append("n=\(n): \(p.name) final ≠ resolved") }
                 if p.changed == PolicyTraceRecorder.same(p.leafValue, want) { failures.append("n=\(n): \(p.name) changed flag wrong") }

@@ -67,9 +67,9 @@ final class TestWalletTests: XCTestCase {
     func testMissingFileIsAnEmptyWalletAndAForeignFileIsRefused() throws {
         XCTAssertNil(try TestWalletFile.load(directory + "/none.json").hardwareKeyTag)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: directory + "/x.json", contents: Data("{\"a\":1}".utf8))
+        _ = FileManager.default.createFile(atPath: directory + "/x.json", contents: Data("{\"a\":1}".utf8))
         XCTAssertThrowsError(try TestWalletFile.load(directory + "/x.json"))
-        FileManager.default.createFile(atPath: directory + "/y.json", contents: Data("not json".utf8))
+        _ = FileManager.default.createFile(atPath: directory + "/y.json", contents: Data("not json".utf8))
         XCTAssertThrowsError(try TestWalletFile.load(directory + "/y.json"))
     }
 
