@@ -321,7 +321,9 @@ def test_chromium_finds_the_highlighted_policy_step(fed, viewport, request):
         anchor = driver.find_element(By.NAME, "trust_anchor")
         assert anchor.get_attribute("value") == fed.id("ta"), "the hosted anchor is filled in"
         driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-        assert "Trust chains of" in driver.title
+        # A click does not wait for the navigation it starts: wait for the answer's title.
+        from selenium.webdriver.support.ui import WebDriverWait
+        WebDriverWait(driver, 30).until(lambda d: "Trust chains of" in d.title)
         chosen_chain = driver.find_element(By.CSS_SELECTOR, "section.chain.chosen")
         step = chosen_chain.find_element(By.CSS_SELECTOR,
                                          'div.param.changed[data-entity-type="openid_credential_verifier"][data-parameter="contacts"]')

@@ -299,7 +299,8 @@ def test_chromium_leaf_from_the_intermediates_list(fed):
         links = driver.find_elements(By.CSS_SELECTOR, "#subordinates ~ div table a")
         link = next(a for a in links if a.text == fed.id("relying-party"))
         link.click()
-        assert driver.current_url.endswith(q(fed.id("relying-party")))
+        from selenium.webdriver.support.ui import WebDriverWait
+        WebDriverWait(driver, 30).until(lambda d: d.current_url.endswith(q(fed.id("relying-party"))))
         assert fed.id("relying-party") in driver.find_element(By.TAG_NAME, "h1").text
         driver.save_screenshot(str(artifacts() / "entity-leaf-from-intermediate.png"))
         driver.find_element(By.XPATH, "//summary[text()='raw JWT']").click()

@@ -302,18 +302,19 @@ def test_browser_opens_the_tree_level_by_level(gen, artifacts, viewport):
         assert big_link.is_displayed(), "expanding the Trust Anchor shows its intermediates"
         driver.save_screenshot(str(artifacts / f"explorer-landing-{viewport}.png"))
         big_link.click()
-        assert "/explorer/tree?id=" in driver.current_url and driver.title.startswith("big"), driver.title
+        wait_for(driver, lambda d: "/explorer/tree?id=" in d.current_url and d.title.startswith("big"))
         items = driver.find_elements(By.CSS_SELECTOR, "li.node a.name")
         assert len(items) == 100 and items[0].text == "leaf-000", [i.text for i in items[:3]]
         if viewport == "phone":
             no_horizontal_overflow(driver, VIEWPORTS["phone"][0], "tree of big")
         driver.save_screenshot(str(artifacts / f"explorer-tree-{viewport}.png"))
         driver.find_element(By.CSS_SELECTOR, 'a[rel="next"]').click()
-        assert driver.find_elements(By.CSS_SELECTOR, "li.node a.name")[0].text == "leaf-100"
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "li.node a.name")[0].text == "leaf-100")
         # Back up through the breadcrumb to the Trust Anchor, then into small: the hostile name is text.
         driver.find_element(By.CSS_SELECTOR, ".crumbs a[href^='/explorer/tree']").click()
-        assert driver.title.startswith("ta"), driver.title
+        wait_for(driver, lambda d: d.title.startswith("ta"))
         driver.find_element(By.CSS_SELECTOR, f'a.open[href="/explorer/tree?id={gen.id("small")}"]').click()
+        wait_for(driver, lambda d: d.title.startswith("small"))
         orgs = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "li.node .org")]
         assert HOSTILE in orgs, orgs
         driver.save_screenshot(str(artifacts / f"explorer-tree-small-{viewport}.png"))
@@ -321,7 +322,7 @@ def test_browser_opens_the_tree_level_by_level(gen, artifacts, viewport):
         box = driver.find_element(By.CSS_SELECTOR, 'form.search input[name="q"]')
         box.send_keys("leaf-24")
         driver.find_element(By.CSS_SELECTOR, 'form.search button[type="submit"]').click()
-        assert "/explorer/search?q=leaf-24" in driver.current_url, driver.current_url
+        wait_for(driver, lambda d: "/explorer/search?q=leaf-24" in d.current_url)
         assert len(driver.find_elements(By.CSS_SELECTOR, "li.node")) == 10
         driver.save_screenshot(str(artifacts / f"explorer-search-{viewport}.png"))
         # The picture loads as an image under the page's CSP.
@@ -344,3 +345,10 @@ def artifacts(request):
     capture = request.config.pluginmanager.get_plugin("capturemanager")
     with capture.global_and_fixture_disabled():
         print(f"\nexplorer screenshots: {path}")
+
+
+def wait_for(driver, condition, seconds: float = 30) -> None:
+    """A click does not wait for the navigation it starts (and a busy machine answers slowly):
+    wait until the page it leads to is there."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(driver, seconds).until(condition)
