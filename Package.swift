@@ -96,18 +96,28 @@ let package = Package(
             "WalletProvider", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "OAuth", "Store", "Support", "TestSupport",
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
+        // The verifier (issue 22): OpenID4VP, SD-JWT VC and mdoc DeviceResponse verification, Apple's
+        // HPKE identity envelope, PixelPass.
+        .target(name: "Verification", dependencies: [
+            "CBOR", "COSE", "Cryptography", "HTTP", "JOSE", "JSON", "MDoc", "OAuth", "Pages", "SDJWT",
+            "StatusList", "Store", "Support",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "VerificationTests", dependencies: [
+            "Verification", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "SDJWT", "Support", "TestSupport",
+        ]),
         // The federation explorer: HTML pages over the running federation (issue 19).
         .target(name: "Explorer", dependencies: [
             "Federation", "HTTP", "JOSE", "JSON", "Pages", "Cryptography", "Support",
         ]),
         .testTarget(name: "ExplorerTests", dependencies: ["Explorer", "Federation", "HTTP", "JOSE", "JSON", "Support", "Store", "Cryptography"]),
         .target(name: "Trustbed", dependencies: [
-            "Explorer", "WalletProvider", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
+            "Explorer", "Verification", "WalletProvider", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "trustbed", dependencies: [
             "Trustbed", "Federation", "Issuance", "JOSE", "JSON", "Store", "Support", "Cryptography", "SDJWT", "MDoc",
-            "CBOR", "COSE", "StatusList", "Wallet", "WalletBench", "WalletProvider",
+            "CBOR", "COSE", "StatusList", "Verification", "Wallet", "WalletBench", "WalletProvider",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
