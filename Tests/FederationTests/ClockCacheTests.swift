@@ -1,5 +1,5 @@
 import XCTest
-@testable import Support
+@testable import Federation
 
 /// The byte-budgeted SIEVE cache the federation keeps statements in: eviction order, budget,
 /// index consistency.

@@ -1,8 +1,15 @@
+import Support
+
 /// A map bounded by a byte budget with approximate LRU eviction (the federation keeps its signed
 /// statements and fetched remote statements in it). The policy is SIEVE (Zhang et al., NSDI
 /// 2024), a CLOCK that keeps insertion order: entries sit in a list from newest to oldest, a hit
 /// only sets a "visited" bit, and the eviction hand walks from the oldest entry towards newer
 /// ones, clearing bits and removing the first entry not visited since the hand last passed it.
+///
+/// It stays in the module that uses it: called from another module, a generic class runs
+/// unspecialized, through value witnesses and generic metadata lookups on every `get` (a cached
+/// `fetch` cost 7% more instructions and ran at 0.6 of the hot entity configuration at 100,000
+/// leaves instead of 1.0; docs/performance.md, issue 18).
 ///
 /// Insertion order is what a plain CLOCK over an array lost: a swap-remove moved the newest entry
 /// into the slot under the hand, so after a burst of one-off entries (cold resolves) the next
@@ -22,7 +29,7 @@
 /// number stored every key a second time: with a subordinate statement's key (32 bytes) and a
 /// table at most 3/4 full that was 48-96 bytes an entry, where these slots take 8-16, and a
 /// lookup hashed the key twice (once for the shard). See `entryOverhead`.
-public final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// No neighbour (the list's end), no entry (an empty slot).
     private static var none: Int32 { -1 }
 
@@ -54,17 +61,17 @@ public final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// Bytes of bookkeeping per entry besides what the caller's cost counts (key and value's
     /// own allocations): the entry in its array, and its share of the index, which holds two to
     /// four slots an entry.
-    public static var entryOverhead: Int { MemoryLayout<Node>.stride + 3 * MemoryLayout<Int32>.stride }
+    static var entryOverhead: Int { MemoryLayout<Node>.stride + 3 * MemoryLayout<Int32>.stride }
 
     private let shards: [Locked<Shard>]
     private let shardBudget: Int
     /// The whole budget in bytes, as configured.
-    public let budget: Int
+    let budget: Int
 
     /// `expectedEntryCost`: when given, each shard's entry array is reserved once for as many
     /// entries as the budget holds at that cost (address space only until used), instead of
     /// growing by doubling and leaving the freed smaller arrays behind in the heap.
-    public init(budget: Int, shards count: Int = 16, expectedEntryCost: Int? = nil) {
+    init(budget: Int, shards count: Int = 16, expectedEntryCost: Int? = nil) {
         let n = max(1, count)
         self.budget = max(0, budget)
         let perShard = self.budget / n
@@ -83,7 +90,7 @@ public final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendab
     }
 
     /// The stored value, fresh or not: the caller decides whether it may still be served.
-    public func get(_ key: Key) -> Value? {
+    func get(_ key: Key) -> Value? {
         let hash = key.hashValue
         return shard(hash).withLock { s -> Value? in
             guard let found = Self.find(key, hash: hash, in: s) else { return nil }
@@ -97,7 +104,7 @@ public final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// Stores `value` under `key` as the newest entry, evicting entries not visited since the
     /// hand last passed until the shard is within its budget. A value larger than a shard's
     /// budget is not kept at all (and replaces nothing stale).
-    public func set(_ key: Key, _ value: Value, cost: Int) {
+    func set(_ key: Key, _ value: Value, cost: Int) {
         let hash = key.hashValue
         let shard = shard(hash)
         guard cost <= shardBudget, cost <= Int(Int32.max) else {
@@ -124,7 +131,7 @@ public final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendab
         }
     }
 
-    public func remove(_ key: Key) {
+    func remove(_ key: Key) {
         let hash = key.hashValue
         shard(hash).withLock { s in
             guard let i = Self.find(key, hash: hash, in: s) else { return }
@@ -132,13 +139,13 @@ public final class ClockCache<Key: Hashable & Sendable, Value: Sendable>: Sendab
         }
     }
 
-    public func removeAll() {
+    func removeAll() {
         for shard in shards { shard.withLock { $0 = Shard() } }
     }
 
     /// Entries and bytes held, for tests and diagnostics.
-    public var count: Int { shards.reduce(0) { n, s in n + s.read { $0.nodes.count } } }
-    public var bytes: Int { shards.reduce(0) { n, s in n + s.read { $0.bytes } } }
+    var count: Int { shards.reduce(0) { n, s in n + s.read { $0.nodes.count } } }
+    var bytes: Int { shards.reduce(0) { n, s in n + s.read { $0.bytes } } }
 
     private static func evict(_ s: inout Shard, budget: Int, sparing key: Key, hash: Int) {
         while s.bytes > budget && s.nodes.count > 1 {
