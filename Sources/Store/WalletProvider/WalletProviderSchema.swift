@@ -56,4 +56,20 @@ enum WalletProviderSchema {
         ) STRICT
         """,
     ]
+
+    /// Item 8's `valid` state is computed from the issued-credential records
+    /// (`WalletInstanceValidityRepository`): an instance's attested keys, and the credentials
+    /// issued to attested keys, by key and by person. Partial indexes, so issuance to keys no
+    /// Wallet Provider attested pays nothing for them.
+    static let version8 = [
+        "CREATE INDEX wallet_provider_attested_keys_by_instance ON wallet_provider_attested_keys (provider, instance)",
+        """
+        CREATE INDEX issued_credentials_attested_by_key ON issued_credentials (key_thumbprint)
+        WHERE key_attestation_issuer IS NOT NULL
+        """,
+        """
+        CREATE INDEX issued_credentials_attested_by_persona ON issued_credentials (key_attestation_issuer, persona)
+        WHERE key_attestation_issuer IS NOT NULL
+        """,
+    ]
 }

@@ -1,0 +1,90 @@
+/// A credential that lost its standing because another instance of the same person got a PID.
+public struct SupersededCredential: Sendable, Equatable {
+    /// The issued-credential record's id and issuer (the PID Provider whose status list shows it).
+    public var id: String
+    public var issuer: String
+    /// The wallet instance whose attested key held it.
+    public var instance: String
+
+    public init(id: String, issuer: String, instance: String) {
+        self.id = id
+        self.issuer = issuer
+        self.instance = instance
+    }
+}
+
+/// Item 8's `valid` state, computed from the issued-credential records: an instance that is
+/// past `installed` is `valid` while it holds a live PID (a PID Provider hosted on this server
+/// issued a credential to a key this Wallet Provider attested for it, with status `valid`, not
+/// expired, and no `credential_deleted` notification), else `operational`. The state column is
+/// a stored copy brought up to date (`settle`) when a PID is issued or withdrawn, when anyone
+/// reads the instances, and by the purge loop; so a PID that merely expires is seen at the next
+/// read without a timer of its own.
+public struct WalletInstanceValidityRepository: Sendable {
+    private let database: Database
+
+    public init(database: Database) { self.database = database }
+
+    /// True when `wallet_provider_instances` row `i` holds a live credential at `?1` (now).
+    /// Reads `wallet_provider_attested_keys (provider, instance)` and `issued_credentials
+    /// (key_thumbprint)`, both indexed (schema step 8).
+    private static let holdsLivePID = """
+        EXISTS (SELECT 1 FROM wallet_provider_attested_keys k
+                JOIN issued_credentials c ON c.key_thumbprint = k.thumbprint AND c.key_attestation_issuer = k.provider
+                WHERE k.provider = wallet_provider_instances.provider AND k.instance = wallet_provider_instances.id
+                  AND c.status = 0 AND c.expires_at > ?1
+                  AND (c.notification_event IS NULL OR c.notification_event <> 'credential_deleted'))
+        """
+
+    /// Brings `operational`/`valid` instances in line with their credentials: of one provider
+    /// (nil: every provider), of one instance (nil: all). Returns the instances that changed,
+    /// with their new state. `installed` (no wallet attestation yet, or revoked) and
+    /// `uninstalled` are never touched.
+    @discardableResult
+    public func settle(provider: String?, instance: String? = nil, now: Int64) throws(StoreError) -> [(id: String, state: String)] {
+        try database.query(
+            """
+            UPDATE wallet_provider_instances
+            SET state = CASE WHEN \(Self.holdsLivePID) THEN 'valid' ELSE 'operational' END, updated_at = ?1
+            WHERE (?2 IS NULL OR provider = ?2) AND (?3 IS NULL OR id = ?3) AND state IN ('operational', 'valid')
+              AND state <> CASE WHEN \(Self.holdsLivePID) THEN 'valid' ELSE 'operational' END
+            RETURNING id, state
+            """, [.integer(now), SQLValue(provider), SQLValue(instance)]).map { ($0.text("id") ?? "", $0.text("state") ?? "") }
+    }
+
+    /// A credential went to `keyThumbprint`, which `provider` attested: settles that key's
+    /// instance, and when it is now `valid`, makes it the person's only valid instance (item 8:
+    /// one `valid` instance per person): the live credentials of `persona` held by the
+    /// provider's other instances past `installed` are set `invalid` (status 1, which their
+    /// status lists show at once) and those instances settle back to `operational`. All in one
+    /// transaction. nil when the key is not one this provider attested.
+    public func credentialIssued(provider: String, keyThumbprint: String, persona: String,
+                                 now: Int64) throws(StoreError) -> (instance: String, state: String, superseded: [SupersededCredential])? {
+        try database.atomically { database throws(StoreError) in
+            guard let instance = try database.query(
+                "SELECT instance FROM wallet_provider_attested_keys WHERE provider = ? AND thumbprint = ?",
+                [.text(provider), .text(keyThumbprint)]).first?.text("instance") else { return nil }
+            try settle(provider: provider, instance: instance, now: now)
+            let state = try database.query("SELECT state FROM wallet_provider_instances WHERE provider = ? AND id = ?",
+                                           [.text(provider), .text(instance)]).first?.text("state") ?? ""
+            guard state == "valid" else { return (instance, state, []) }
+            let superseded = try database.query(
+                """
+                SELECT c.id, c.issuer, k.instance FROM issued_credentials c
+                JOIN wallet_provider_attested_keys k ON k.provider = c.key_attestation_issuer AND k.thumbprint = c.key_thumbprint
+                JOIN wallet_provider_instances i ON i.provider = k.provider AND i.id = k.instance
+                WHERE c.key_attestation_issuer = ?2 AND c.persona = ?3 AND k.instance <> ?4
+                  AND i.state IN ('operational', 'valid') AND c.status = 0 AND c.expires_at > ?1
+                  AND (c.notification_event IS NULL OR c.notification_event <> 'credential_deleted')
+                ORDER BY c.issued_at, c.rowid
+                """, [.integer(now), .text(provider), .text(persona), .text(instance)]).map {
+                    SupersededCredential(id: $0.text("id") ?? "", issuer: $0.text("issuer") ?? "", instance: $0.text("instance") ?? "")
+                }
+            for credential in superseded {
+                try database.execute("UPDATE issued_credentials SET status = 1 WHERE id = ?", [.text(credential.id)])
+            }
+            for other in Set(superseded.map(\.instance)) { try settle(provider: provider, instance: other, now: now) }
+            return (instance, state, superseded)
+        }
+    }
+}
