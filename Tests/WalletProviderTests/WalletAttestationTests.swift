@@ -1,5 +1,6 @@
 import Cryptography
 import Foundation
+import MDoc
 import JOSE
 import JSON
 import Store
@@ -100,6 +101,25 @@ final class WalletAttestationTests: XCTestCase {
         XCTAssertNil(claims["wallet_name"], "wallet_name is selectively disclosable")
         XCTAssertEqual(claims["cnf"], try JWS.parseClaims(attestations[0].value).claims["cnf"])
         XCTAssertEqual(sdJWT.split(separator: "~").count, 2, "one disclosure: wallet_name")
+    }
+
+    func testMDocWalletAttestation() throws {
+        let r = try Registered(WalletProviderFixture.make())
+        let request = try WalletAttestationRequest.parse(r.request(type: "wp-war+jwt").0, expectedType: "wp-war+jwt")
+        let attestations = try r.provider.issueWalletAttestations(request, formats: [.jwt, .mdoc])
+        XCTAssertEqual(attestations.map(\.format.rawValue), ["jwt", "mso_mdoc"])
+        let claims = try JWS.parseClaims(attestations[0].value).claims
+        let issued = try IssuerSigned(base64URL: attestations[1].value)
+        let verified = try issued.verify(at: r.fixture.clock.now(), trustAnchors: nil,
+                                         expectedDocType: "org.iso.18013.5.1.it.WalletAttestation")
+        XCTAssertEqual(verified.documentSignerChain.map(\.der), [r.provider.keys.signer.der])
+        XCTAssertEqual(try verified.deviceKey.publicKey(), try request.key.publicKey(), "deviceKey = cnf.jwk")
+        let elements = try XCTUnwrap(verified.elements["org.iso.18013.5.1.it"])
+        for name in ["iss", "sub", "aal", "wallet_name"] {
+            XCTAssertEqual(elements[name]?.textValue, claims[name]?.stringValue, name)
+        }
+        XCTAssertEqual(verified.validityInfo.signed, claims["iat"]?.intValue)
+        XCTAssertEqual(verified.validityInfo.validUntil, claims["exp"]?.intValue)
     }
 
     func testFixedClientID() throws {

@@ -10,6 +10,7 @@ import Support
 public enum WalletAttestationFormat: String, Sendable {
     case jwt
     case sdJWT = "dc+sd-jwt"
+    case mdoc = "mso_mdoc"
 }
 
 extension WalletProvider {
@@ -92,6 +93,7 @@ extension WalletProvider {
             switch format {
             case .jwt: attestations.append((format, try signWalletAttestation(key: request.key, thumbprint: request.keyThumbprint, now: now)))
             case .sdJWT: attestations.append((format, try signSDJWTWalletAttestation(key: request.key, thumbprint: request.keyThumbprint, now: now)))
+            case .mdoc: attestations.append((format, try signMDocWalletAttestation(key: request.key, thumbprint: request.keyThumbprint, now: now)))
             }
         }
         let spent: Bool
