@@ -402,7 +402,7 @@ def verify_wallet_attestation(server, attestation: str, wallet_key: ECKey) -> di
     return claims
 
 
-def check_trust_chain(server, attestation: str) -> None:
+def check_trust_chain(server, attestation: str, *, max_size: int = 16_384) -> None:
     """The `trust_chain` header walked independently (OpenID Federation 1.0 §10.2) from the
     provider's entity configuration to the Trust Anchor's, whose keys come from its own
     entity configuration fetched here; the provider's chained metadata names the attestation's kid."""
@@ -415,7 +415,7 @@ def check_trust_chain(server, attestation: str) -> None:
     assert statements[-1]["sub"] == statements[-1]["iss"] == server.id("ta")
     kids = [k["kid"] for k in statements[0]["metadata"]["wallet_provider"]["jwks"]["keys"]]
     assert header["kid"] in kids
-    assert 2_000 < len(attestation) < 16_384, len(attestation)
+    assert 2_000 < len(attestation) < max_size, len(attestation)
 
 
 def test_wallet_attestation(wp_server):
