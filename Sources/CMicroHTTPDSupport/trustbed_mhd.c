@@ -118,18 +118,12 @@ trustbed_mhd_start (const char *host, uint16_t port,
     flags |= MHD_USE_IPv6;
   /* A pool of one is no pool: MHD wants the option absent then. */
   unsigned int pool = (threads > 1) ? threads : 0;
-  /* Each connection's memory pool holds the whole request head. MHD's default, 32 KiB, answers
-   * 431 to a wallet attestation of about 30 KB in OAuth-Client-Attestation (its trust_chain header
-   * alone is 12 KB with one intermediate; every further one adds 3-4 KB). 64 KiB takes a chain
-   * several intermediates deep; past that MHD still answers 431 and closes. */
-  size_t connection_memory = 64 * 1024;
   return MHD_start_daemon (flags, port, NULL, NULL,
                            handler, handler_cls,
                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &address,
                            MHD_OPTION_THREAD_POOL_SIZE, pool,
                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                           MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory,
                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                            MHD_OPTION_URI_LOG_CALLBACK, uri_callback, uri_cls,
