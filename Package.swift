@@ -65,6 +65,7 @@ let package = Package(
         // The test wallet behind `trustbed wallet receive`: an OpenID4VCI 1.0 client, no server code.
         .target(name: "Wallet", dependencies: [
             "HTTPClient", "JSON", "Support", "Cryptography", "JOSE", "SDJWT", "MDoc", "CBOR", "COSE", "StatusList",
+            .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
         // Benchmark-only: the load client of `trustbed wallet bench` (plain HTTP/1.1 to a loopback issuer).
         .target(name: "WalletBench", dependencies: ["Wallet", "HTTPClient", "JSON", "Support"]),
