@@ -103,6 +103,24 @@ final class WalletAttestationTests: XCTestCase {
         XCTAssertEqual(sdJWT.split(separator: "~").count, 2, "one disclosure: wallet_name")
     }
 
+    func testIntegrityAssertionIsStoredUnchecked() throws {
+        let r = try Registered(WalletProviderFixture.make())
+        let token = "eyJhbGciOiJBMjU2S1ciLCJlbmMiOiJBMjU2R0NNIn0.not-a-real-play-integrity-token"
+        let (jwt, _) = try r.request(changes: ["integrity_assertion": .string(token)])
+        _ = try issue(r.provider, jwt)
+        let stored = try XCTUnwrap(r.provider.instances().first)
+        XCTAssertEqual(stored.integrityAssertion, token)
+        XCTAssertEqual(stored.integrityAssertionAt, r.fixture.clock.now())
+        let json = try JSONValue.parse(WalletInstanceJSON.one(stored))
+        XCTAssertEqual(json["integrity_assertion"]?.stringValue, token)
+        // A later request without one keeps it; an oversized one is 400 and stores nothing.
+        _ = try issue(r.provider, r.request().0)
+        XCTAssertEqual(try r.provider.instances().first?.integrityAssertion, token)
+        let huge = String(repeating: "A", count: WalletAttestationRequest.maximumIntegrityAssertion + 1)
+        XCTAssertEqual(code { try self.issue(r.provider, r.request(changes: ["integrity_assertion": .string(huge)]).0) }, "bad_request")
+        XCTAssertEqual(try r.provider.instances().first?.integrityAssertion, token)
+    }
+
     func testMDocWalletAttestation() throws {
         let r = try Registered(WalletProviderFixture.make())
         let request = try WalletAttestationRequest.parse(r.request(type: "wp-war+jwt").0, expectedType: "wp-war+jwt")

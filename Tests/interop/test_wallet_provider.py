@@ -559,6 +559,21 @@ def test_revoke_uninstall_and_purge(wp_server):
     assert_error(token(wp_server, instance.request(with_key_attestation=False)[0]), 404, "not_found")
 
 
+def test_integrity_assertion_is_stored_with_the_instance(wp_server):
+    """A Play Integrity token cannot be checked offline: it is kept, as sent, on the instance."""
+    instance = Instance(wp_server, "tag-integrity-assertion")
+    r = token(wp_server, instance.request(with_key_attestation=False)[0])
+    assert r.status_code == 200, r.text
+    listed = requests.get(wp(wp_server) + "/admin/instances", headers={"Authorization": "Bearer " + wp_server.admin_token},
+                          timeout=10).json()["instances"]
+    stored = {i["id"]: i for i in listed}["tag-integrity-assertion"]
+    assert stored["integrity_assertion"] == "play-integrity-token-not-checked-offline"
+    assert abs(stored["integrity_assertion_at"] - time.time()) < 60
+    # Oversized: 400 bad_request.
+    assert_error(token(wp_server, instance.request(with_key_attestation=False, claims={"integrity_assertion": "A" * 20_000})[0]),
+                 400, "bad_request")
+
+
 # -- item 6 (second wire format): POST <wp>/wallet-attestations {"assertion": <wp-war+jwt>}
 
 MDOC_DOCTYPE = "org.iso.18013.5.1.it.WalletAttestation"

@@ -72,4 +72,13 @@ enum WalletProviderSchema {
         WHERE key_attestation_issuer IS NOT NULL
         """,
     ]
+
+    /// The last `integrity_assertion` an instance sent with a wallet attestation request (a Play
+    /// Integrity token, or an App Attest assertion used as one) and when: kept for the person
+    /// testing a wallet to inspect, never checked (this server is offline; a Play Integrity
+    /// verdict needs Google's servers and the app's credentials).
+    static let version9 = [
+        "ALTER TABLE wallet_provider_instances ADD COLUMN integrity_assertion TEXT",
+        "ALTER TABLE wallet_provider_instances ADD COLUMN integrity_assertion_at INTEGER",
+    ]
 }

@@ -100,9 +100,14 @@ extension WalletProvider {
         do {
             spent = try database.transaction { database throws -> Bool in
                 guard try nonces.consume(request.nonce, in: NonceRepository(database: database)) else { return false }
-                _ = try WalletInstanceRepository(database: database).transition(
+                let instances = WalletInstanceRepository(database: database)
+                _ = try instances.transition(
                     provider: entityID, id: instance.id, from: WalletInstanceState.installed.rawValue,
                     to: WalletInstanceState.operational.rawValue, now: now)
+                // Kept as sent, never checked: a Play Integrity token needs Google's servers.
+                if let assertion = request.integrityAssertion {
+                    try instances.recordIntegrityAssertion(provider: entityID, id: instance.id, assertion: assertion, now: now)
+                }
                 return true
             }
         } catch let error as StoreError {
