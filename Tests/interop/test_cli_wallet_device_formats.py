@@ -137,3 +137,65 @@ def test_a_provider_without_the_roots_refuses(wallets, session_tmp, trustbed_bin
         assert p.returncode == 1 and "403" in p.stderr and "invalid_request" in p.stderr, p.stderr[-2000:]
     finally:
         s.stop()
+
+
+# -- an App Attest assertion as the hardware signature of an iOS instance (Apple's "Verify the assertion")
+
+def app_attest_assertion(hardware_jwk: dict, client_data: bytes, counter: int, app_id: str, *, signer=None) -> str:
+    """base64url CBOR {signature, authenticatorData}, built here with cryptography and cbor2:
+    authenticatorData = SHA-256(app id) ‖ flags ‖ counter (big-endian); signature = ECDSA-SHA256
+    (DER) by the attested key over SHA-256(authenticatorData ‖ SHA-256(clientData))."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from walletlib import b64url
+    key = signer or ECKey.import_key(hardware_jwk).private_key
+    auth = hashlib.sha256(app_id.encode()).digest() + b"\x01" + counter.to_bytes(4, "big")
+    nonce = hashlib.sha256(auth + hashlib.sha256(client_data).digest()).digest()
+    signature = key.sign(nonce, ec.ECDSA(hashes.SHA256()))
+    return b64url(cbor2.dumps({"signature": signature, "authenticatorData": auth}))
+
+
+def attestation_request_with_assertion(server, doc: dict, counter: int, app_id: str, **kw) -> str:
+    from walletlib import new_key, public_jwk, sign_jwt
+    wp = server.id("wallet-provider")
+    n = requests.get(wp + "/nonce", timeout=10).json()["nonce"]
+    wallet_key = new_key()
+    thumbprint = wallet_key.thumbprint()
+    client_data = json.dumps({"challenge": n, "jwk_thumbprint": thumbprint}, separators=(",", ":")).encode()
+    claims = {"iss": wp + "/instance/" + thumbprint, "aud": wp, "iat": int(time.time()), "exp": int(time.time()) + 300,
+              "challenge": n, "hardware_key_tag": doc["hardware_key_tag"],
+              "hardware_signature": app_attest_assertion(doc["hardware_key"], client_data, counter, app_id, **kw),
+              "cnf": {"jwk": public_jwk(wallet_key)}, "integrity_assertion": "app-attest-used-as-hardware-signature"}
+    return sign_jwt({"alg": "ES256", "typ": "war+jwt", "kid": thumbprint}, claims, wallet_key)
+
+
+def test_app_attest_assertion_as_the_hardware_signature(wallets, server):
+    from cryptography.hazmat.primitives.asymmetric import ec
+    folder, roots = wallets
+    wallet = folder / "assertions.json"
+    cli("register", "--format", "apple", "--provider", server.id("wallet-provider"), "--wallet", str(wallet))
+    doc = json.loads(wallet.read_text())
+    app_id = roots["apple_app_id"]
+
+    def token(assertion: str) -> requests.Response:
+        return requests.post(server.url("wallet-provider", "/token"), timeout=30, data={
+            "grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": assertion})
+
+    def refused(r: requests.Response, why: str):
+        assert r.status_code == 403 and r.json()["error"] == "invalid_request", r.text
+        assert why in r.json()["error_description"], r.text
+
+    r = token(attestation_request_with_assertion(server, doc, 1, app_id))
+    assert r.status_code == 200, r.text
+    check_attestation(server, r.text)
+    # The counter must rise: the same one again, or a lower one, is refused; a higher one works.
+    refused(token(attestation_request_with_assertion(server, doc, 1, app_id)), "counter")
+    assert token(attestation_request_with_assertion(server, doc, 7, app_id)).status_code == 200
+    refused(token(attestation_request_with_assertion(server, doc, 5, app_id)), "counter")
+    # Another app id, another key: refused, and the counter is not spent by a refusal.
+    refused(token(attestation_request_with_assertion(server, doc, 8, "TEAMID0000.other.app")), "rpIdHash")
+    refused(token(attestation_request_with_assertion(server, doc, 8, app_id, signer=ec.generate_private_key(ec.SECP256R1()))),
+            "signature")
+    assert token(attestation_request_with_assertion(server, doc, 8, app_id)).status_code == 200
+    # A plain ES256 hardware signature still works for an iOS instance (the CLI sends one).
+    assert cli("attest", "--wallet", str(wallet)).returncode == 0

@@ -140,6 +140,21 @@ public struct WalletInstanceRepository: Sendable {
             [.text(assertion), .integer(now), .text(provider), .text(id)])
     }
 
+    /// Stores an App Attest assertion's counter if it is greater than the stored one; false when
+    /// it is not (a replayed or out-of-order assertion). Call it in the transaction that spends
+    /// the request's nonce: of two requests with one counter, exactly one wins.
+    public func raiseAssertionCounter(provider: String, id: String, to counter: Int64) throws(StoreError) -> Bool {
+        try database.executeCountingChanges(
+            "UPDATE wallet_provider_instances SET assertion_counter = ? WHERE provider = ? AND id = ? AND assertion_counter < ?",
+            [.integer(counter), .text(provider), .text(id), .integer(counter)]) == 1
+    }
+
+    /// The stored App Attest assertion counter (0 before the first assertion).
+    public func assertionCounter(provider: String, id: String) throws(StoreError) -> Int64? {
+        try database.query("SELECT assertion_counter FROM wallet_provider_instances WHERE provider = ? AND id = ?",
+                           [.text(provider), .text(id)]).first?.int("assertion_counter")
+    }
+
     /// Revokes an instance's hardware key: `operational` and `valid` go back to `installed`,
     /// `installed` stays, and `revoked_at` makes every later attestation request fail. False
     /// when there is no such instance or it is `uninstalled` (final).

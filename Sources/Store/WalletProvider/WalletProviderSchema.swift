@@ -77,8 +77,11 @@ enum WalletProviderSchema {
     /// Integrity token, or an App Attest assertion used as one) and when: kept for the person
     /// testing a wallet to inspect, never checked (this server is offline; a Play Integrity
     /// verdict needs Google's servers and the app's credentials).
+    /// `assertion_counter`: the highest App Attest assertion counter an iOS instance used as its
+    /// hardware signature (Apple: each assertion's counter must exceed the stored one).
     static let version9 = [
         "ALTER TABLE wallet_provider_instances ADD COLUMN integrity_assertion TEXT",
         "ALTER TABLE wallet_provider_instances ADD COLUMN integrity_assertion_at INTEGER",
+        "ALTER TABLE wallet_provider_instances ADD COLUMN assertion_counter INTEGER NOT NULL DEFAULT 0",
     ]
 }
