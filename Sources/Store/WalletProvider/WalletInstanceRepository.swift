@@ -185,6 +185,11 @@ public struct WalletInstanceRepository: Sendable {
                 DELETE FROM wallet_provider_attested_keys WHERE provider = ? AND instance IN
                     (SELECT id FROM wallet_provider_instances WHERE provider = ? AND account = ?)
                 """, [.text(provider), .text(provider), .text(account)])
+            try database.execute(
+                """
+                DELETE FROM wallet_provider_person_instances WHERE provider = ? AND instance IN
+                    (SELECT id FROM wallet_provider_instances WHERE provider = ? AND account = ?)
+                """, [.text(provider), .text(provider), .text(account)])
             let instances = try database.executeCountingChanges(
                 "DELETE FROM wallet_provider_instances WHERE provider = ? AND account = ?", [.text(provider), .text(account)])
             let accounts = try database.executeCountingChanges(

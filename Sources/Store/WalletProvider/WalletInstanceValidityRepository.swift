@@ -64,26 +64,40 @@ public struct WalletInstanceValidityRepository: Sendable {
             guard let instance = try database.query(
                 "SELECT instance FROM wallet_provider_attested_keys WHERE provider = ? AND thumbprint = ?",
                 [.text(provider), .text(keyThumbprint)]).first?.text("instance") else { return nil }
+            try database.execute(
+                "INSERT OR IGNORE INTO wallet_provider_person_instances (provider, persona, instance) VALUES (?, ?, ?)",
+                [.text(provider), .text(persona), .text(instance)])
             try settle(provider: provider, instance: instance, now: now)
             let state = try database.query("SELECT state FROM wallet_provider_instances WHERE provider = ? AND id = ?",
                                            [.text(provider), .text(instance)]).first?.text("state") ?? ""
             guard state == "valid" else { return (instance, state, []) }
-            let superseded = try database.query(
+            let others = try database.query(
                 """
-                SELECT c.id, c.issuer, k.instance FROM issued_credentials c
-                JOIN wallet_provider_attested_keys k ON k.provider = c.key_attestation_issuer AND k.thumbprint = c.key_thumbprint
-                JOIN wallet_provider_instances i ON i.provider = k.provider AND i.id = k.instance
-                WHERE c.key_attestation_issuer = ?2 AND c.persona = ?3 AND k.instance <> ?4
-                  AND i.state IN ('operational', 'valid') AND c.status = 0 AND c.expires_at > ?1
-                  AND (c.notification_event IS NULL OR c.notification_event <> 'credential_deleted')
-                ORDER BY c.issued_at, c.rowid
-                """, [.integer(now), .text(provider), .text(persona), .text(instance)]).map {
-                    SupersededCredential(id: $0.text("id") ?? "", issuer: $0.text("issuer") ?? "", instance: $0.text("instance") ?? "")
+                SELECT p.instance FROM wallet_provider_person_instances p
+                JOIN wallet_provider_instances i ON i.provider = p.provider AND i.id = p.instance
+                WHERE p.provider = ? AND p.persona = ? AND p.instance <> ? AND i.state IN ('operational', 'valid')
+                """, [.text(provider), .text(persona), .text(instance)]).compactMap { $0.text("instance") }
+            var superseded: [SupersededCredential] = []
+            for other in others {
+                let credentials = try database.query(
+                    """
+                    SELECT c.id, c.issuer FROM wallet_provider_attested_keys k
+                    JOIN issued_credentials c ON c.key_thumbprint = k.thumbprint AND c.key_attestation_issuer = k.provider
+                    WHERE k.provider = ?2 AND k.instance = ?3 AND c.persona = ?4 AND c.status = 0 AND c.expires_at > ?1
+                      AND (c.notification_event IS NULL OR c.notification_event <> 'credential_deleted')
+                    ORDER BY c.issued_at, c.rowid
+                    """, [.integer(now), .text(provider), .text(other), .text(persona)]).map {
+                        SupersededCredential(id: $0.text("id") ?? "", issuer: $0.text("issuer") ?? "", instance: other)
+                    }
+                for credential in credentials {
+                    try database.execute("UPDATE issued_credentials SET status = 1 WHERE id = ?", [.text(credential.id)])
                 }
-            for credential in superseded {
-                try database.execute("UPDATE issued_credentials SET status = 1 WHERE id = ?", [.text(credential.id)])
+                // The person holds nothing live there any more; a new PID there adds the row again.
+                try database.execute("DELETE FROM wallet_provider_person_instances WHERE provider = ? AND persona = ? AND instance = ?",
+                                     [.text(provider), .text(persona), .text(other)])
+                try settle(provider: provider, instance: other, now: now)
+                superseded += credentials
             }
-            for other in Set(superseded.map(\.instance)) { try settle(provider: provider, instance: other, now: now) }
             return (instance, state, superseded)
         }
     }

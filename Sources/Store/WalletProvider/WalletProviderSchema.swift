@@ -59,8 +59,10 @@ enum WalletProviderSchema {
 
     /// Item 8's `valid` state is computed from the issued-credential records
     /// (`WalletInstanceValidityRepository`): an instance's attested keys, and the credentials
-    /// issued to attested keys, by key and by person. Partial indexes, so issuance to keys no
-    /// Wallet Provider attested pays nothing for them.
+    /// issued to attested keys by key (a partial index, so issuance to keys no Wallet Provider
+    /// attested pays nothing for it). `wallet_provider_person_instances` lists, per person (the
+    /// PID Provider's persona id), the instances a PID of theirs went to, so "one valid instance
+    /// per person" looks at a handful of rows instead of every PID the person ever got.
     static let version8 = [
         "CREATE INDEX wallet_provider_attested_keys_by_instance ON wallet_provider_attested_keys (provider, instance)",
         """
@@ -68,8 +70,12 @@ enum WalletProviderSchema {
         WHERE key_attestation_issuer IS NOT NULL
         """,
         """
-        CREATE INDEX issued_credentials_attested_by_persona ON issued_credentials (key_attestation_issuer, persona)
-        WHERE key_attestation_issuer IS NOT NULL
+        CREATE TABLE wallet_provider_person_instances (
+            provider TEXT NOT NULL,
+            persona TEXT NOT NULL,
+            instance TEXT NOT NULL,
+            PRIMARY KEY (provider, persona, instance)
+        ) STRICT, WITHOUT ROWID
         """,
     ]
 
