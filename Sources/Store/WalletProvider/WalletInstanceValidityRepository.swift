@@ -27,13 +27,17 @@ public struct WalletInstanceValidityRepository: Sendable {
 
     /// True when `wallet_provider_instances` row `i` holds a live credential at `?1` (now).
     /// Reads `wallet_provider_attested_keys (provider, instance)` and `issued_credentials
-    /// (key_thumbprint)`, both indexed (schema step 8).
+    /// (key_thumbprint)`, both indexed (schema step 8), newest key first (a scalar subquery with
+    /// LIMIT, since SQLite drops the ORDER BY of an EXISTS): the newest PID is the
+    /// one most likely live, so an instance with thousands of revoked PIDs is not walked
+    /// through all of them.
     private static let holdsLivePID = """
-        EXISTS (SELECT 1 FROM wallet_provider_attested_keys k
-                JOIN issued_credentials c ON c.key_thumbprint = k.thumbprint AND c.key_attestation_issuer = k.provider
-                WHERE k.provider = wallet_provider_instances.provider AND k.instance = wallet_provider_instances.id
-                  AND c.status = 0 AND c.expires_at > ?1
-                  AND (c.notification_event IS NULL OR c.notification_event <> 'credential_deleted'))
+        (SELECT 1 FROM wallet_provider_attested_keys k
+         JOIN issued_credentials c ON c.key_thumbprint = k.thumbprint AND c.key_attestation_issuer = k.provider
+         WHERE k.provider = wallet_provider_instances.provider AND k.instance = wallet_provider_instances.id
+           AND c.status = 0 AND c.expires_at > ?1
+           AND (c.notification_event IS NULL OR c.notification_event <> 'credential_deleted')
+         ORDER BY k.rowid DESC LIMIT 1) IS NOT NULL
         """
 
     /// Brings `operational`/`valid` instances in line with their credentials: of one provider
@@ -42,14 +46,26 @@ public struct WalletInstanceValidityRepository: Sendable {
     /// `uninstalled` are never touched.
     @discardableResult
     public func settle(provider: String?, instance: String? = nil, now: Int64) throws(StoreError) -> [(id: String, state: String)] {
-        try database.query(
+        // One statement per scope, each with plain equalities: `(? IS NULL OR provider = ?)`
+        // would make SQLite scan every instance for the one an issuance touches.
+        var scope = "1"
+        var parameters: [SQLValue] = [.integer(now)]
+        if let provider {
+            scope = "provider = ?2"
+            parameters.append(.text(provider))
+            if let instance {
+                scope += " AND id = ?3"
+                parameters.append(.text(instance))
+            }
+        }
+        return try database.query(
             """
             UPDATE wallet_provider_instances
             SET state = CASE WHEN \(Self.holdsLivePID) THEN 'valid' ELSE 'operational' END, updated_at = ?1
-            WHERE (?2 IS NULL OR provider = ?2) AND (?3 IS NULL OR id = ?3) AND state IN ('operational', 'valid')
+            WHERE \(scope) AND state IN ('operational', 'valid')
               AND state <> CASE WHEN \(Self.holdsLivePID) THEN 'valid' ELSE 'operational' END
             RETURNING id, state
-            """, [.integer(now), SQLValue(provider), SQLValue(instance)]).map { ($0.text("id") ?? "", $0.text("state") ?? "") }
+            """, parameters).map { ($0.text("id") ?? "", $0.text("state") ?? "") }
     }
 
     /// A credential went to `keyThumbprint`, which `provider` attested: settles that key's
