@@ -65,6 +65,7 @@ let package = Package(
         // The test wallet behind `trustbed wallet receive`: an OpenID4VCI 1.0 client, no server code.
         .target(name: "Wallet", dependencies: [
             "HTTPClient", "JSON", "Support", "Cryptography", "JOSE", "SDJWT", "MDoc", "CBOR", "COSE", "StatusList",
+            .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
         // Benchmark-only: the load client of `trustbed wallet bench` (plain HTTP/1.1 to a loopback issuer).
         .target(name: "WalletBench", dependencies: ["Wallet", "HTTPClient", "JSON", "Support"]),
@@ -93,7 +94,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WalletProviderTests", dependencies: [
-            "WalletProvider", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "OAuth", "Store", "Support", "TestSupport",
+            "WalletProvider", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "OAuth", "Store", "Support", "TestSupport",
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
         // The verifier (issue 22): OpenID4VP, SD-JWT VC and mdoc DeviceResponse verification, Apple's

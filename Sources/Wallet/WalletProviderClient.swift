@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import JSON
 import Support
@@ -56,32 +57,67 @@ public final class WalletProviderClient {
                                              "hardware_key_tag": .string(tag)], step: "registration")
     }
 
+    /// Registration with a device key attestation made here under the CLI's test roots
+    /// (`TestDeviceAttestations`): `android` sends a Key Attestation chain whose challenge is the
+    /// client data hash, `apple` an App Attest object whose clientDataHash it is (the tag then
+    /// must be the App Attest key id). Nonce → `POST <wp>/wallet-instance` (204).
+    public func register(hardwareKey: HolderKey, tag: String, format: String, testRoots: TestDeviceAttestations,
+                         appleAppID: String = TestDeviceAttestations.defaultAppleAppID) throws {
+        let nonce = try nonce()
+        let hash = Digest.sha256(Array(("{\"nonce\":\(JSONValue.string(nonce).serialized()),\"hardware_key_tag\":"
+            + "\(JSONValue.string(tag).serialized()),\"jwk_thumbprint\":\(JSONValue.string(hardwareKey.thumbprint).serialized())}").utf8))
+        let attestation: JSONValue
+        switch format {
+        case "android":
+            attestation = .array(try testRoots.androidChain(hardwareKey: hardwareKey.privateKey.publicKey, challenge: hash).map(JSONValue.string))
+        case "apple":
+            attestation = .string(try testRoots.appleAttestation(hardwareKey: hardwareKey.privateKey.publicKey, clientDataHash: hash,
+                                                                 appID: appleAppID))
+        default:
+            throw WalletError.usage("no test device attestation of format \(format)")
+        }
+        _ = try postJSON("/wallet-instance", ["challenge": .string(nonce), "key_attestation": attestation,
+                                             "hardware_key_tag": .string(tag)], step: "registration")
+    }
+
     /// The wallet attestation request (`war+jwt` for `/token`, `wp-war+jwt` for
     /// `/wallet-attestations`), signed by the new wallet key, with the hardware key's signature
     /// over `{"challenge", "jwk_thumbprint"}` and a fresh development key attestation.
-    func attestationRequest(type: String, hardwareKey: HolderKey, tag: String, walletKey: HolderKey, integrity: String) throws -> String {
+    /// An instance registered with an Android or Apple attestation sends an `integrity_assertion`
+    /// instead (what a phone sends: a Play Integrity token or an App Attest assertion; a test
+    /// wallet has neither, and the provider stores it unchecked).
+    func attestationRequest(type: String, hardwareKey: HolderKey, tag: String, walletKey: HolderKey, integrity: String,
+                            deviceFormat: String = "dev") throws -> String {
         let nonce = try nonce()
-        let keyAttestation = try developmentKeyAttestation(hardwareKey: hardwareKey, tag: tag, nonce: nonce, integrity: integrity)
         let thumbprint = walletKey.thumbprint
         // Member order as the provider rebuilds it (docs/wallet-provider.md, "The request JWT").
         let signed = "{\"challenge\":\(JSONValue.string(nonce).serialized()),\"jwk_thumbprint\":\(JSONValue.string(thumbprint).serialized())}"
         let now = WalletProofs.now()
-        let claims: [String: JSONValue] = [
+        var claims: [String: JSONValue] = [
             "iss": .string("\(provider)/instance/\(thumbprint)"), "aud": .string(provider), "iat": .int(now),
             "exp": .int(now + 300), "challenge": .string(nonce), "hardware_key_tag": .string(tag),
             "hardware_signature": .string(Base64URL.encode(try hardwareKey.signature(Array(signed.utf8)))),
-            "cnf": ["jwk": .object(walletKey.jwk)], "key_attestation": .string(keyAttestation),
+            "cnf": ["jwk": .object(walletKey.jwk)],
         ]
+        if deviceFormat == "dev" {
+            claims["key_attestation"] = .string(try developmentKeyAttestation(hardwareKey: hardwareKey, tag: tag, nonce: nonce,
+                                                                              integrity: integrity))
+        } else {
+            claims["integrity_assertion"] = .string(Self.testIntegrityAssertion)
+        }
         return try walletKey.sign(header: ["typ": .string(type), "kid": .string(thumbprint)], claims: claims)
     }
+
+    /// What the CLI sends as `integrity_assertion`: plainly not a Play Integrity token.
+    public static let testIntegrityAssertion = "trustbed-cli-test-integrity-assertion"
 
     /// The wallet attestations by format: `POST <wp>/wallet-attestations` (`wp-war+jwt`), or with
     /// `legacy` the jwt-bearer grant at `POST <wp>/token` (`war+jwt`, answered with the JWT alone).
     public func walletAttestations(hardwareKey: HolderKey, tag: String, walletKey: HolderKey, integrity: String,
-                                   legacy: Bool) throws -> [String: String] {
+                                   legacy: Bool, deviceFormat: String = "dev") throws -> [String: String] {
         if legacy {
             let assertion = try attestationRequest(type: "war+jwt", hardwareKey: hardwareKey, tag: tag, walletKey: walletKey,
-                                                   integrity: integrity)
+                                                   integrity: integrity, deviceFormat: deviceFormat)
             let form = Parameters(pairs: [(name: "grant_type", value: "urn:ietf:params:oauth:grant-type:jwt-bearer"),
                                           (name: "assertion", value: assertion)]).encoded
             let reply = try send("POST", "/token", headers: ["Content-Type: application/x-www-form-urlencoded",
@@ -90,7 +126,7 @@ public final class WalletProviderClient {
             return ["jwt": reply.text.trimmingCharacters(in: .whitespacesAndNewlines)]
         }
         let assertion = try attestationRequest(type: "wp-war+jwt", hardwareKey: hardwareKey, tag: tag, walletKey: walletKey,
-                                               integrity: integrity)
+                                               integrity: integrity, deviceFormat: deviceFormat)
         let reply = try postJSON("/wallet-attestations", ["assertion": .string(assertion)], step: "wallet attestations")
         var out: [String: String] = [:]
         for entry in reply.json?["wallet_attestations"]?.arrayValue ?? [] {

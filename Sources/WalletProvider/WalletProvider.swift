@@ -91,7 +91,10 @@ extension WalletProvider {
     /// Forgets spent nonces past their lifetime (the shared replay records, paged; see
     /// `NonceRepository.purge`). Instances are kept until revoked or purged by an admin.
     public func purgeExpired(now: Int64) throws -> Int {
-        try NonceRepository(database: database).purge(now: now)
+        // Not a purge, but the same tick: instances whose PIDs all expired are `operational` again.
+        let settled = try WalletInstanceValidity(database: database).settle(provider: entityID, now: now)
+        if !settled.isEmpty { logger.info("\(settled.count) wallet instance(s) on \(entityID) settled after PIDs expired") }
+        return try NonceRepository(database: database).purge(now: now)
     }
 }
 

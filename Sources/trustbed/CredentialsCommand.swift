@@ -41,9 +41,10 @@ struct CredentialsCommand: ParsableCommand {
             guard try repository.setStatus(id: id, issuer: nil, status: status.value), let record = try repository.find(id: id) else {
                 throw CredentialsCommandError(description: "no issued credential with id \(id) in \(database)")
             }
-            // As the admin API does in process: a revoked PID takes its wallet instance from
-            // `valid` back to `operational` at a Wallet Provider in this file (issue 20, item 8).
-            if status == .invalid, let provider = record.keyAttestationIssuer {
+            // As the admin API does in process: a PID that stops (or starts again) counting
+            // settles its wallet instance between `valid` and `operational` at a Wallet
+            // Provider in this file (issue 20, item 8).
+            if let provider = record.keyAttestationIssuer {
                 try WalletInstanceValidity(database: file).pidWithdrawn(
                     provider: provider, keyThumbprint: record.keyThumbprint, now: SystemClock().now())
             }

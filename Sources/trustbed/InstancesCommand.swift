@@ -34,8 +34,10 @@ struct InstancesCommand: ParsableCommand {
         }
 
         func repository() throws -> WalletInstanceRepository {
-            WalletInstanceRepository(database: try Database(path: paths.database))
+            WalletInstanceRepository(database: try database())
         }
+
+        func database() throws -> Database { try Database(path: paths.database) }
 
         /// The one provider to act on for `id`: the one given, else the only one that has it.
         func provider(for id: String, in found: [String], what: String) throws -> String {
@@ -59,8 +61,11 @@ struct InstancesCommand: ParsableCommand {
         @Option(help: "Only this account's instances.") var account: String?
 
         func run() throws {
-            let repository = try target.repository()
+            let file = try target.database()
+            let repository = WalletInstanceRepository(database: file)
             var instances: [WalletInstanceRecord]
+            // PIDs that expired since the last look take their instances back to `operational`.
+            try WalletInstanceValidity(database: file).settle(provider: target.providerID(), now: SystemClock().now())
             if let provider = try target.providerID() {
                 instances = try repository.list(provider: provider, account: account)
             } else {

@@ -14,8 +14,10 @@ struct WalletRegisterCommand: ParsableCommand {
         discussion: """
         Makes a P-256 hardware key and a tag, then: GET <provider>/nonce → POST <provider>/dev/key-attestation \
         → POST <provider>/wallet-instance. The key, the tag, the provider and the instance state go to the test \
-        wallet file (mode 0600; it holds private keys in clear: for testing only). Only the development format \
-        exists so far: --format android and --format apple print "not yet" and exit 1.
+        wallet file (mode 0600; it holds private keys in clear: for testing only). --format android or apple: the \
+        wallet makes the device key attestation itself (an Android Key Attestation chain or an App Attest object) \
+        under TEST roots kept in test-roots/ beside the wallet file, which the provider must list in its \
+        android_roots / apple_roots (and, for apple, the app id in apple_app_ids); see `trustbed wallet test-roots`.
         """)
 
     @Option(help: "The Wallet Provider's entity ID (its base URL, e.g. http://127.0.0.1:8080/wallet-provider).") var provider: String
@@ -23,7 +25,9 @@ struct WalletRegisterCommand: ParsableCommand {
             help: "Resolve the provider's trust chain to this Trust Anchor (OpenID Federation 1.0 §10) before registering; a provider that does not chain to it is refused.")
     var trustAnchor: String?
     @Option(help: "pass or fail: the device integrity the development key attestation states.") var integrity = "pass"
-    @Option(help: "dev (android and apple: not yet).") var format = "dev"
+    @Option(help: "dev (the provider's development attestation), android or apple (made here under the test roots).") var format = "dev"
+    @Option(name: .customLong("app-id"), help: "--format apple: the TEAMID.bundle.id the App Attest object names.")
+    var appID = TestDeviceAttestations.defaultAppleAppID
     @Option(help: "The test wallet file (default: $XDG_DATA_HOME/trustbed/wallet.json).") var wallet: String?
     @Flag(help: "Replace an instance the wallet file already holds.") var force = false
     @Flag(help: "Log every request and response (method, URL, headers, body) to stderr.") var verbose = false
@@ -34,10 +38,6 @@ struct WalletRegisterCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard format == "dev" else {
-            walletLog("--format \(format): not yet (only dev registrations are implemented)")
-            throw ExitCode(1)
-        }
         do {
             var file = try TestWalletFile.load(wallet ?? TestWalletFile.defaultPath())
             if file.hardwareKeyTag != nil, !force {
@@ -58,8 +58,16 @@ struct WalletRegisterCommand: ParsableCommand {
             if verbose { http.trace = walletLog }
             let client = WalletProviderClient(provider: provider, http: http)
             let hardwareKey = try HolderKey()
-            let tag = "trustbed-cli-" + WalletProofs.randomToken(12)
-            try client.register(hardwareKey: hardwareKey, tag: tag, integrity: integrity)
+            var tag = "trustbed-cli-" + WalletProofs.randomToken(12)
+            switch format {
+            case "dev":
+                try client.register(hardwareKey: hardwareKey, tag: tag, integrity: integrity)
+            default:
+                let roots = try TestDeviceAttestations(besideWallet: file.path)
+                // App Attest names a key by its id, the SHA-256 of the public point.
+                if format == "apple" { tag = try TestDeviceAttestations.appleKeyID(hardwareKey) }
+                try client.register(hardwareKey: hardwareKey, tag: tag, format: format, testRoots: roots, appleAppID: appID)
+            }
             file = TestWalletFile(path: file.path)
             file.hardwareKey = try hardwareKey.privateJWK()
             file.hardwareKeyTag = tag
@@ -103,13 +111,42 @@ struct WalletAttestCommand: ParsableCommand {
             let client = WalletProviderClient(provider: provider, http: http)
             let walletKey = try HolderKey()
             let attestations = try client.walletAttestations(hardwareKey: try HolderKey(privateJWK: jwk), tag: tag, walletKey: walletKey,
-                                                             integrity: file.integrity ?? "pass", legacy: legacy)
+                                                             integrity: file.integrity ?? "pass", legacy: legacy,
+                                                             deviceFormat: file.format ?? "dev")
             file.walletKey = try walletKey.privateJWK()
             file.attestations = attestations.mapValues { .string($0) }
             file.clientID = (try? AttestedClient(wallet: file))?.clientID
             file.state = "operational"
             try file.save()
             print(json ? JSONValue.object(file.attestations).serialized(pretty: true) : attestations["jwt"]!)
+        } catch {
+            walletLog("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// `trustbed wallet test-roots`: where the CLI wallet's test device roots are (made if missing),
+/// for a provider's `android_roots` / `apple_roots`.
+struct WalletTestRootsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test-roots",
+        abstract: "Print (creating them if missing) the TEST roots `register --format android|apple` signs under.",
+        discussion: """
+        Prints {"android_root", "apple_root", "apple_app_id"}: copy the two PEM files into the provider's Entities/ \
+        folder and list them in services.wallet_provider.android_roots / apple_roots, and the app id in apple_app_ids. \
+        Their private keys sit beside them (test-roots/*.key.pem, mode 0600): anyone holding them can make devices \
+        such a provider believes, so never configure them on a provider that matters.
+        """)
+
+    @Option(help: "The test wallet file (default: $XDG_DATA_HOME/trustbed/wallet.json); the roots are in test-roots/ beside it.")
+    var wallet: String?
+
+    func run() throws {
+        do {
+            let roots = try TestDeviceAttestations(besideWallet: wallet ?? TestWalletFile.defaultPath())
+            print(JSONValue.object(["android_root": .string(roots.androidRootPath), "apple_root": .string(roots.appleRootPath),
+                                    "apple_app_id": .string(TestDeviceAttestations.defaultAppleAppID)]).serialized(pretty: true))
         } catch {
             walletLog("error: \(error)")
             throw ExitCode(1)

@@ -117,6 +117,22 @@ final class X509Tests: XCTestCase {
         }, .pathLengthExceeded)
     }
 
+    func testArbitraryExtensionCarriesTheCallersDER() throws {
+        let key = try PrivateKey(generatingFor: .ES256)
+        let der: [UInt8] = [0x30, 0x06, 0xA1, 0x04, 0x04, 0x02, 0xCA, 0xFE] // SEQUENCE { [1] OCTET STRING CAFE }
+        let certificate = try CertificateBuilder(
+            subject: DistinguishedName(commonName: "Arbitrary"), subjectKey: key.publicKey, notBefore: now, notAfter: now + day,
+            extensions: [.arbitrary(oid: "1.2.840.113635.100.8.2", der: der, critical: false)]
+        ).selfSign(with: key)
+        XCTAssertEqual(certificate.extensionValue(oid: "1.2.840.113635.100.8.2"), der)
+        for bad in [CertificateExtension.arbitrary(oid: "not.an.oid", der: der, critical: false),
+                    .arbitrary(oid: "1.2.3", der: [], critical: true)] {
+            XCTAssertThrowsError(try CertificateBuilder(
+                subject: DistinguishedName(commonName: "Bad"), subjectKey: key.publicKey, notBefore: now, notAfter: now + day,
+                extensions: [bad]).selfSign(with: key))
+        }
+    }
+
     func testCRLRevokesAndValidates() throws {
         let pki = try makePKI()
         let empty = try AnnexB.makeCRL(iaca: pki.iaca, iacaKey: pki.iacaKey, thisUpdate: now - 60, nextUpdate: now + 7 * day, crlNumber: 1)

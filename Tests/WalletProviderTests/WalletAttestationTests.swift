@@ -1,5 +1,6 @@
 import Cryptography
 import Foundation
+import MDoc
 import JOSE
 import JSON
 import Store
@@ -100,6 +101,43 @@ final class WalletAttestationTests: XCTestCase {
         XCTAssertNil(claims["wallet_name"], "wallet_name is selectively disclosable")
         XCTAssertEqual(claims["cnf"], try JWS.parseClaims(attestations[0].value).claims["cnf"])
         XCTAssertEqual(sdJWT.split(separator: "~").count, 2, "one disclosure: wallet_name")
+    }
+
+    func testIntegrityAssertionIsStoredUnchecked() throws {
+        let r = try Registered(WalletProviderFixture.make())
+        let token = "eyJhbGciOiJBMjU2S1ciLCJlbmMiOiJBMjU2R0NNIn0.not-a-real-play-integrity-token"
+        let (jwt, _) = try r.request(changes: ["integrity_assertion": .string(token)])
+        _ = try issue(r.provider, jwt)
+        let stored = try XCTUnwrap(r.provider.instances().first)
+        XCTAssertEqual(stored.integrityAssertion, token)
+        XCTAssertEqual(stored.integrityAssertionAt, r.fixture.clock.now())
+        let json = try JSONValue.parse(WalletInstanceJSON.one(stored))
+        XCTAssertEqual(json["integrity_assertion"]?.stringValue, token)
+        // A later request without one keeps it; an oversized one is 400 and stores nothing.
+        _ = try issue(r.provider, r.request().0)
+        XCTAssertEqual(try r.provider.instances().first?.integrityAssertion, token)
+        let huge = String(repeating: "A", count: WalletAttestationRequest.maximumIntegrityAssertion + 1)
+        XCTAssertEqual(code { try self.issue(r.provider, r.request(changes: ["integrity_assertion": .string(huge)]).0) }, "bad_request")
+        XCTAssertEqual(try r.provider.instances().first?.integrityAssertion, token)
+    }
+
+    func testMDocWalletAttestation() throws {
+        let r = try Registered(WalletProviderFixture.make())
+        let request = try WalletAttestationRequest.parse(r.request(type: "wp-war+jwt").0, expectedType: "wp-war+jwt")
+        let attestations = try r.provider.issueWalletAttestations(request, formats: [.jwt, .mdoc])
+        XCTAssertEqual(attestations.map(\.format.rawValue), ["jwt", "mso_mdoc"])
+        let claims = try JWS.parseClaims(attestations[0].value).claims
+        let issued = try IssuerSigned(base64URL: attestations[1].value)
+        let verified = try issued.verify(at: r.fixture.clock.now(), trustAnchors: nil,
+                                         expectedDocType: "org.iso.18013.5.1.it.WalletAttestation")
+        XCTAssertEqual(verified.documentSignerChain.map(\.der), [r.provider.keys.signer.der])
+        XCTAssertEqual(try verified.deviceKey.publicKey(), try request.key.publicKey(), "deviceKey = cnf.jwk")
+        let elements = try XCTUnwrap(verified.elements["org.iso.18013.5.1.it"])
+        for name in ["iss", "sub", "aal", "wallet_name"] {
+            XCTAssertEqual(elements[name]?.textValue, claims[name]?.stringValue, name)
+        }
+        XCTAssertEqual(verified.validityInfo.signed, claims["iat"]?.intValue)
+        XCTAssertEqual(verified.validityInfo.validUntil, claims["exp"]?.intValue)
     }
 
     func testFixedClientID() throws {

@@ -402,7 +402,7 @@ def verify_wallet_attestation(server, attestation: str, wallet_key: ECKey) -> di
     return claims
 
 
-def check_trust_chain(server, attestation: str) -> None:
+def check_trust_chain(server, attestation: str, *, max_size: int = 16_384) -> None:
     """The `trust_chain` header walked independently (OpenID Federation 1.0 §10.2) from the
     provider's entity configuration to the Trust Anchor's, whose keys come from its own
     entity configuration fetched here; the provider's chained metadata names the attestation's kid."""
@@ -415,7 +415,7 @@ def check_trust_chain(server, attestation: str) -> None:
     assert statements[-1]["sub"] == statements[-1]["iss"] == server.id("ta")
     kids = [k["kid"] for k in statements[0]["metadata"]["wallet_provider"]["jwks"]["keys"]]
     assert header["kid"] in kids
-    assert 2_000 < len(attestation) < 16_384, len(attestation)
+    assert 2_000 < len(attestation) < max_size, len(attestation)
 
 
 def test_wallet_attestation(wp_server):
@@ -559,7 +559,77 @@ def test_revoke_uninstall_and_purge(wp_server):
     assert_error(token(wp_server, instance.request(with_key_attestation=False)[0]), 404, "not_found")
 
 
+def test_integrity_assertion_is_stored_with_the_instance(wp_server):
+    """A Play Integrity token cannot be checked offline: it is kept, as sent, on the instance."""
+    instance = Instance(wp_server, "tag-integrity-assertion")
+    r = token(wp_server, instance.request(with_key_attestation=False)[0])
+    assert r.status_code == 200, r.text
+    listed = requests.get(wp(wp_server) + "/admin/instances", headers={"Authorization": "Bearer " + wp_server.admin_token},
+                          timeout=10).json()["instances"]
+    stored = {i["id"]: i for i in listed}["tag-integrity-assertion"]
+    assert stored["integrity_assertion"] == "play-integrity-token-not-checked-offline"
+    assert abs(stored["integrity_assertion_at"] - time.time()) < 60
+    # Oversized: 400 bad_request.
+    assert_error(token(wp_server, instance.request(with_key_attestation=False, claims={"integrity_assertion": "A" * 20_000})[0]),
+                 400, "bad_request")
+
+
 # -- item 6 (second wire format): POST <wp>/wallet-attestations {"assertion": <wp-war+jwt>}
+
+MDOC_DOCTYPE = "org.iso.18013.5.1.it.WalletAttestation"
+
+
+def verify_mdoc_wallet_attestation(server, attestation: str, wallet_key: ECKey, jwt_claims: dict) -> dict:
+    """The `mso_mdoc` wallet attestation checked independently: base64url IssuerSigned decoded with
+    cbor2, the issuerAuth COSE_Sign1 verified with pycose by the x5chain leaf (issued by
+    <wp>/ca.pem), every item's digest against the MSO, and the whole document again with
+    pymdoccbor; the MSO's deviceKey is the wallet key and the items carry the JWT's claims."""
+    import re
+
+    import cbor2
+    from pycose.keys import EC2Key
+    from pycose.keys.curves import P256
+    from pycose.messages import Sign1Message
+    from pymdoccbor.mdoc.verifier import MobileDocument
+
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", attestation), "base64url without padding"
+    issuer_signed = cbor2.loads(base64.urlsafe_b64decode(attestation + "=" * (-len(attestation) % 4)))
+    assert set(issuer_signed) == {"nameSpaces", "issuerAuth"}
+    protected, unprotected, payload, _ = issuer_signed["issuerAuth"]
+    assert cbor2.loads(protected)[1] == -7, "ES256"
+    x5chain = unprotected[33]
+    leaf = x509.load_der_x509_certificate(x5chain if isinstance(x5chain, bytes) else x5chain[0])
+    ca = x509.load_pem_x509_certificate(requests.get(wp(server) + "/ca.pem", timeout=10).content)
+    leaf.verify_directly_issued_by(ca)
+    numbers = leaf.public_key().public_numbers()
+    message = Sign1Message.from_cose_obj(list(issuer_signed["issuerAuth"]), True)
+    message.key = EC2Key(crv=P256, x=numbers.x.to_bytes(32, "big"), y=numbers.y.to_bytes(32, "big"))
+    assert message.verify_signature(), "pycose: the MSO signature"
+    mso_tag = cbor2.loads(payload)
+    assert isinstance(mso_tag, cbor2.CBORTag) and mso_tag.tag == 24
+    mso = cbor2.loads(mso_tag.value)
+    assert mso["docType"] == MDOC_DOCTYPE and mso["digestAlgorithm"] == "SHA-256"
+    elements = {}
+    for namespace, items in issuer_signed["nameSpaces"].items():
+        assert namespace == "org.iso.18013.5.1.it"
+        for tagged in items:
+            item = cbor2.loads(tagged.value)
+            assert mso["valueDigests"][namespace][item["digestID"]] == hashlib.sha256(cbor2.dumps(tagged)).digest()
+            elements[item["elementIdentifier"]] = item["elementValue"]
+    for name in ("iss", "sub", "aal", "wallet_name"):
+        assert elements[name] == jwt_claims[name], name
+    device_key = mso["deviceKeyInfo"]["deviceKey"]
+    jwk = public_jwk(wallet_key)
+    assert device_key[1] == 2 and device_key[-1] == 1, "EC2 P-256"
+    assert device_key[-2] == base64.urlsafe_b64decode(jwk["x"] + "=" * (-len(jwk["x"]) % 4)), "deviceKey x = cnf.jwk"
+    assert device_key[-3] == base64.urlsafe_b64decode(jwk["y"] + "=" * (-len(jwk["y"]) % 4)), "deviceKey y = cnf.jwk"
+    validity = mso["validityInfo"]
+    assert int(validity["signed"].timestamp()) == jwt_claims["iat"]
+    assert int(validity["validUntil"].timestamp()) == jwt_claims["exp"]
+    document = MobileDocument(docType=MDOC_DOCTYPE, issuerSigned=issuer_signed)
+    assert document.verify(trusted_root_certs=[ca], verify_hashes=True), document.hash_verification
+    assert document.hash_verification["verified"] == len(elements)
+    return elements
 
 def wallet_attestations(server, body, path="/wallet-attestations") -> requests.Response:
     return requests.post(wp(server) + path, json=body, timeout=30)
@@ -574,8 +644,9 @@ def test_wallet_attestations_second_format(wp_server):
         assert r.status_code == 200, r.text
         assert r.headers["Cache-Control"] == "no-store"
         by_format = {a["format"]: a["wallet_attestation"] for a in r.json()["wallet_attestations"]}
-        assert set(by_format) == {"jwt", "dc+sd-jwt"}
+        assert set(by_format) == {"jwt", "dc+sd-jwt", "mso_mdoc"}
         jwt_claims = verify_wallet_attestation(wp_server, by_format["jwt"], key)
+        verify_mdoc_wallet_attestation(wp_server, by_format["mso_mdoc"], key, jwt_claims)
         # The SD-JWT VC: issuer JWT verified against the same leaf, disclosures matched to _sd.
         issuer_jwt, disclosures, kb = split_sd_jwt(by_format["dc+sd-jwt"])
         assert kb == ""

@@ -196,15 +196,31 @@ def newest_attested_credential(server) -> dict:
 def test_pid_makes_the_instance_valid_and_revocation_or_deletion_undoes_it(wp_server):
     tag = "tag-valid-" + str(time.monotonic_ns())
     instance = Instance(wp_server, tag)
-    # installed: a PID to an instance with no wallet attestation leaves it installed.
+    # installed: a PID to an instance with no wallet attestation leaves it installed ...
     pid_with_key_attestation(wp_server, instance)
     assert state(wp_server, tag) == "installed"
+    # ... and counts once the instance is operational: it holds a live PID, so it is valid.
     assert token(wp_server, instance.request()[0]).status_code == 200
+    assert state(wp_server, tag) == "valid"
+    # Revoking the PID at the issuer: operational again.
+    credential = newest_attested_credential(wp_server)
+    r = requests.post(wp_server.url("pid-provider", f"/admin/credentials/{credential['id']}/status"), json={"status": "invalid"},
+                      headers={"Authorization": "Bearer " + wp_server.admin_token}, timeout=10)
+    assert r.status_code == 200, r.text
     assert state(wp_server, tag) == "operational"
 
     pid_with_key_attestation(wp_server, instance)
     assert state(wp_server, tag) == "valid"
-    # Revoking the PID at the issuer: operational again.
+    # Suspending it does the same, and reinstating it makes the instance valid again.
+    credential = newest_attested_credential(wp_server)
+    for status, expected in (("suspended", "operational"), ("valid", "valid"), ("invalid", "operational")):
+        r = requests.post(wp_server.url("pid-provider", f"/admin/credentials/{credential['id']}/status"), json={"status": status},
+                          headers={"Authorization": "Bearer " + wp_server.admin_token}, timeout=10)
+        assert r.status_code == 200, r.text
+        assert state(wp_server, tag) == expected, status
+
+    pid_with_key_attestation(wp_server, instance)
+    assert state(wp_server, tag) == "valid"
     credential = newest_attested_credential(wp_server)
     r = requests.post(wp_server.url("pid-provider", f"/admin/credentials/{credential['id']}/status"), json={"status": "invalid"},
                       headers={"Authorization": "Bearer " + wp_server.admin_token}, timeout=10)

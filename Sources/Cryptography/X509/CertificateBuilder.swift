@@ -17,6 +17,10 @@ public enum CertificateExtension: Equatable, Sendable {
     case subjectAlternativeName([GeneralName])
     /// RFC 5280 §4.2.1.13, one distribution point per URI, fullName only.
     case crlDistributionPoints([String])
+    /// Any extension by dotted OID, its value DER the caller encoded (with swift-asn1): written
+    /// through OpenSSL's arbitrary-extension syntax (`DER:` in x509v3_config(5)). The test
+    /// device attestations use it for Android's KeyDescription and Apple's nonce extension.
+    case arbitrary(oid: String, der: [UInt8], critical: Bool)
 
     var nid: Int32 {
         switch self {
@@ -28,6 +32,7 @@ public enum CertificateExtension: Equatable, Sendable {
         case .issuerAlternativeName: return NID_issuer_alt_name
         case .subjectAlternativeName: return NID_subject_alt_name
         case .crlDistributionPoints: return NID_crl_distribution_points
+        case .arbitrary: return NID_undef
         }
     }
 
@@ -54,6 +59,14 @@ public enum CertificateExtension: Equatable, Sendable {
         case .crlDistributionPoints(let uris):
             guard !uris.isEmpty else { throw CertificateError(.invalidExtension, "no CRL distribution point") }
             return try uris.map { uri throws(CertificateError) in try Self.config(.uri(uri)) }.joined(separator: ",")
+        case .arbitrary(let oid, let der, let critical):
+            guard Self.isDottedOID(oid), !der.isEmpty else {
+                throw CertificateError(.invalidExtension, "an arbitrary extension needs a dotted OID and a DER value")
+            }
+            return (critical ? "critical," : "") + "DER:" + der.map { byte in
+                let digits = Array("0123456789ABCDEF")
+                return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+            }.joined(separator: ":")
         }
     }
 
@@ -208,7 +221,13 @@ enum X509Fields {
         _ ext: CertificateExtension, context: inout X509V3_CTX, attach: (OpaquePointer) -> Bool
     ) throws(CertificateError) {
         let value = try ext.configValue()
-        guard let encoded = X509V3_EXT_nconf_nid(nil, &context, ext.nid, value) else {
+        let made: OpaquePointer?
+        if case .arbitrary(let oid, _, _) = ext {
+            made = X509V3_EXT_nconf(nil, &context, oid, value)
+        } else {
+            made = X509V3_EXT_nconf_nid(nil, &context, ext.nid, value)
+        }
+        guard let encoded = made else {
             OpenSSLErrors.clear(); throw CertificateError(.invalidExtension, "OpenSSL refused \(ext)")
         }
         defer { X509_EXTENSION_free(encoded) }

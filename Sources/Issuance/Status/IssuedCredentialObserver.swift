@@ -7,7 +7,8 @@ import Store
 public protocol IssuedCredentialObserver: Sendable {
     /// Credentials whose key was attested by `keyAttestationIssuer` were issued.
     func credentialsIssued(_ records: [IssuedCredentialRecord])
-    /// A credential was revoked (status `invalid`) or its holder reported `credential_deleted`.
+    /// A credential's status changed (revoked, suspended, or valid again) or its holder
+    /// reported `credential_deleted`: whether it counts is to be read again.
     func credentialWithdrawn(_ record: IssuedCredentialRecord)
 }
 

@@ -21,7 +21,8 @@ extension PIDProvider {
         }
         guard let record else { throw IssuanceError(.notFound, "no issued credential with this id") }
         logger.info("credential \(id) is now \(status.rawValue)")
-        if status == .invalid { reportWithdrawn([record]) }
+        // Any change: `invalid` or `suspended` withdraws it, `valid` reinstates it.
+        reportWithdrawn([record])
         return record
     }
 

@@ -17,9 +17,13 @@ public struct WalletInstanceRecord: Sendable, Equatable {
     public var revokedAt: Int64?
     public var createdAt: Int64
     public var updatedAt: Int64
+    /// The last `integrity_assertion` of a wallet attestation request, stored unchecked, and when.
+    public var integrityAssertion: String?
+    public var integrityAssertionAt: Int64?
 
     public init(provider: String, id: String, account: String, hardwareJWK: String, hardwareJWKThumbprint: String,
-                format: String, deviceFacts: String, state: String, reason: String? = nil, revokedAt: Int64? = nil, createdAt: Int64, updatedAt: Int64) {
+                format: String, deviceFacts: String, state: String, reason: String? = nil, revokedAt: Int64? = nil, createdAt: Int64, updatedAt: Int64,
+                integrityAssertion: String? = nil, integrityAssertionAt: Int64? = nil) {
         self.provider = provider
         self.id = id
         self.account = account
@@ -32,6 +36,8 @@ public struct WalletInstanceRecord: Sendable, Equatable {
         self.revokedAt = revokedAt
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.integrityAssertion = integrityAssertion
+        self.integrityAssertionAt = integrityAssertionAt
     }
 }
 
@@ -126,6 +132,29 @@ public struct WalletInstanceRepository: Sendable {
             [.text(to), .integer(now), .text(provider), .text(id), .text(from)]) == 1
     }
 
+    /// Keeps the `integrity_assertion` a wallet attestation request carried (unchecked: see
+    /// schema step 9); call it in the transaction that spends the request's nonce.
+    public func recordIntegrityAssertion(provider: String, id: String, assertion: String, now: Int64) throws(StoreError) {
+        try database.execute(
+            "UPDATE wallet_provider_instances SET integrity_assertion = ?, integrity_assertion_at = ? WHERE provider = ? AND id = ?",
+            [.text(assertion), .integer(now), .text(provider), .text(id)])
+    }
+
+    /// Stores an App Attest assertion's counter if it is greater than the stored one; false when
+    /// it is not (a replayed or out-of-order assertion). Call it in the transaction that spends
+    /// the request's nonce: of two requests with one counter, exactly one wins.
+    public func raiseAssertionCounter(provider: String, id: String, to counter: Int64) throws(StoreError) -> Bool {
+        try database.executeCountingChanges(
+            "UPDATE wallet_provider_instances SET assertion_counter = ? WHERE provider = ? AND id = ? AND assertion_counter < ?",
+            [.integer(counter), .text(provider), .text(id), .integer(counter)]) == 1
+    }
+
+    /// The stored App Attest assertion counter (0 before the first assertion).
+    public func assertionCounter(provider: String, id: String) throws(StoreError) -> Int64? {
+        try database.query("SELECT assertion_counter FROM wallet_provider_instances WHERE provider = ? AND id = ?",
+                           [.text(provider), .text(id)]).first?.int("assertion_counter")
+    }
+
     /// Revokes an instance's hardware key: `operational` and `valid` go back to `installed`,
     /// `installed` stays, and `revoked_at` makes every later attestation request fail. False
     /// when there is no such instance or it is `uninstalled` (final).
@@ -156,6 +185,11 @@ public struct WalletInstanceRepository: Sendable {
                 DELETE FROM wallet_provider_attested_keys WHERE provider = ? AND instance IN
                     (SELECT id FROM wallet_provider_instances WHERE provider = ? AND account = ?)
                 """, [.text(provider), .text(provider), .text(account)])
+            try database.execute(
+                """
+                DELETE FROM wallet_provider_person_instances WHERE provider = ? AND instance IN
+                    (SELECT id FROM wallet_provider_instances WHERE provider = ? AND account = ?)
+                """, [.text(provider), .text(provider), .text(account)])
             let instances = try database.executeCountingChanges(
                 "DELETE FROM wallet_provider_instances WHERE provider = ? AND account = ?", [.text(provider), .text(account)])
             let accounts = try database.executeCountingChanges(
@@ -177,6 +211,7 @@ public struct WalletInstanceRepository: Sendable {
             provider: row.text("provider") ?? "", id: row.text("id") ?? "", account: row.text("account") ?? "",
             hardwareJWK: row.text("hardware_jwk") ?? "", hardwareJWKThumbprint: row.text("hardware_jwk_thumbprint") ?? "",
             format: row.text("format") ?? "", deviceFacts: row.text("device_facts") ?? "", state: row.text("state") ?? "",
-            reason: row.text("reason"), revokedAt: row.int("revoked_at"), createdAt: row.int("created_at") ?? 0, updatedAt: row.int("updated_at") ?? 0)
+            reason: row.text("reason"), revokedAt: row.int("revoked_at"), createdAt: row.int("created_at") ?? 0, updatedAt: row.int("updated_at") ?? 0,
+            integrityAssertion: row.text("integrity_assertion"), integrityAssertionAt: row.int("integrity_assertion_at"))
     }
 }

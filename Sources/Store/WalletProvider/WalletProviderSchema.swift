@@ -56,4 +56,38 @@ enum WalletProviderSchema {
         ) STRICT
         """,
     ]
+
+    /// Item 8's `valid` state is computed from the issued-credential records
+    /// (`WalletInstanceValidityRepository`): an instance's attested keys, and the credentials
+    /// issued to attested keys by key (a partial index, so issuance to keys no Wallet Provider
+    /// attested pays nothing for it). `wallet_provider_person_instances` lists, per person (the
+    /// PID Provider's persona id), the instances a PID of theirs went to, so "one valid instance
+    /// per person" looks at a handful of rows instead of every PID the person ever got.
+    static let version8 = [
+        "CREATE INDEX wallet_provider_attested_keys_by_instance ON wallet_provider_attested_keys (provider, instance)",
+        """
+        CREATE INDEX issued_credentials_attested_by_key ON issued_credentials (key_thumbprint)
+        WHERE key_attestation_issuer IS NOT NULL
+        """,
+        """
+        CREATE TABLE wallet_provider_person_instances (
+            provider TEXT NOT NULL,
+            persona TEXT NOT NULL,
+            instance TEXT NOT NULL,
+            PRIMARY KEY (provider, persona, instance)
+        ) STRICT, WITHOUT ROWID
+        """,
+    ]
+
+    /// The last `integrity_assertion` an instance sent with a wallet attestation request (a Play
+    /// Integrity token, or an App Attest assertion used as one) and when: kept for the person
+    /// testing a wallet to inspect, never checked (this server is offline; a Play Integrity
+    /// verdict needs Google's servers and the app's credentials).
+    /// `assertion_counter`: the highest App Attest assertion counter an iOS instance used as its
+    /// hardware signature (Apple: each assertion's counter must exceed the stored one).
+    static let version9 = [
+        "ALTER TABLE wallet_provider_instances ADD COLUMN integrity_assertion TEXT",
+        "ALTER TABLE wallet_provider_instances ADD COLUMN integrity_assertion_at INTEGER",
+        "ALTER TABLE wallet_provider_instances ADD COLUMN assertion_counter INTEGER NOT NULL DEFAULT 0",
+    ]
 }

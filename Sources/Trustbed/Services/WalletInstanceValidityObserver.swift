@@ -6,8 +6,9 @@ import WalletProvider
 
 /// The composition root's link between the two services (issue 20, item 8): a PID Provider
 /// hosted here tells the Wallet Provider hosted here, in process, that a PID went to a key it
-/// attested (the instance becomes `valid`) or was revoked or deleted (`operational` again).
-/// Both share the database, so the Wallet Provider's side is `WalletInstanceValidity` on it.
+/// attested (the instance becomes `valid`, and the same person's PIDs on their other instances
+/// become `invalid`) or was revoked or deleted (`operational` again unless another live PID
+/// remains). Both share the database, so the Wallet Provider's side is `WalletInstanceValidity`.
 struct WalletInstanceValidityObserver: IssuedCredentialObserver {
     let validity: WalletInstanceValidity
     let clock: Clock
@@ -23,8 +24,11 @@ struct WalletInstanceValidityObserver: IssuedCredentialObserver {
         for record in records {
             guard let provider = record.keyAttestationIssuer else { continue }
             do {
-                if let instance = try validity.pidIssued(provider: provider, keyThumbprint: record.keyThumbprint, now: clock.now()) {
-                    logger.info("wallet instance \(instance) on \(provider) is valid: it holds credential \(record.id)")
+                guard let issued = try validity.pidIssued(provider: provider, keyThumbprint: record.keyThumbprint,
+                                                          persona: record.persona, now: clock.now()) else { continue }
+                logger.info("wallet instance \(issued.instance) on \(provider) is \(issued.state): it holds credential \(record.id)")
+                for credential in issued.superseded {
+                    logger.notice("credential \(credential.id) of \(credential.issuer) is now invalid: its holder's wallet instance \(credential.instance) on \(provider) was superseded by \(issued.instance)")
                 }
             } catch {
                 logger.error("cannot mark the wallet instance of credential \(record.id) valid: \(error)")

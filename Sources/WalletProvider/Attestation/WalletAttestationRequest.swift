@@ -8,6 +8,9 @@ import JSON
 public struct WalletAttestationRequest: Sendable {
     public static let tokenType = "war+jwt"
     public static let walletAttestationsType = "wp-war+jwt"
+    /// Play Integrity tokens are 1 to 3 KB and App Attest assertions a few hundred bytes; the
+    /// value is stored with the instance, so a larger one is refused rather than kept.
+    public static let maximumIntegrityAssertion = 16 * 1024
 
     public let jws: JWS
     /// The new wallet key (`cnf.jwk`), which signs the request and the attestation binds.
@@ -71,6 +74,9 @@ public struct WalletAttestationRequest: Sendable {
         let nonce = try string(nonceMember)
         let tag = try string("hardware_key_tag")
         let integrityAssertion = try optionalString("integrity_assertion")
+        if let integrityAssertion, integrityAssertion.utf8.count > maximumIntegrityAssertion {
+            throw .badRequest("integrity_assertion is longer than \(maximumIntegrityAssertion) bytes")
+        }
         let keyAttestation = try optionalString("key_attestation")
         guard integrityAssertion != nil || keyAttestation != nil else {
             throw .badRequest("the assertion needs integrity_assertion or key_attestation")

@@ -10,6 +10,7 @@ import Support
 public enum WalletAttestationFormat: String, Sendable {
     case jwt
     case sdJWT = "dc+sd-jwt"
+    case mdoc = "mso_mdoc"
 }
 
 extension WalletProvider {
@@ -74,8 +75,19 @@ extension WalletProvider {
         }
         let signed = HardwareSignature.clientData(nonceMember: request.nonceMember, nonce: request.nonce,
                                                   jwkThumbprint: request.keyThumbprint)
-        guard HardwareSignature.verify(request.hardwareSignature, data: signed, key: hardwareKey) else {
-            throw .refused("hardware_signature does not verify with the instance's hardware key")
+        // An iOS instance may sign with an App Attest assertion, whose counter must rise.
+        var assertionCounter: Int64?
+        if instance.format == DeviceKeyAttestationFormat.apple.rawValue, let assertion = AppAttestAssertion.decode(request.hardwareSignature) {
+            try assertion.verify(clientData: signed, key: hardwareKey, appIDs: configuration.appleAppIDs)
+            let stored = try storing { () throws(StoreError) in try instances.assertionCounter(provider: entityID, id: instance.id) } ?? 0
+            guard Int64(assertion.counter) > stored else {
+                throw .refused("hardware_signature: the App Attest assertion's counter \(assertion.counter) does not exceed \(stored)")
+            }
+            assertionCounter = Int64(assertion.counter)
+        } else {
+            guard HardwareSignature.verify(request.hardwareSignature, data: signed, key: hardwareKey) else {
+                throw .refused("hardware_signature does not verify with the instance's hardware key")
+            }
         }
         var integrity = true
         if let keyAttestation = request.keyAttestation {
@@ -92,19 +104,30 @@ extension WalletProvider {
             switch format {
             case .jwt: attestations.append((format, try signWalletAttestation(key: request.key, thumbprint: request.keyThumbprint, now: now)))
             case .sdJWT: attestations.append((format, try signSDJWTWalletAttestation(key: request.key, thumbprint: request.keyThumbprint, now: now)))
+            case .mdoc: attestations.append((format, try signMDocWalletAttestation(key: request.key, thumbprint: request.keyThumbprint, now: now)))
             }
         }
         let spent: Bool
         do {
             spent = try database.transaction { database throws -> Bool in
+                let instances = WalletInstanceRepository(database: database)
+                if let assertionCounter, try !instances.raiseAssertionCounter(provider: entityID, id: instance.id, to: assertionCounter) {
+                    throw AssertionCounterRace()
+                }
                 guard try nonces.consume(request.nonce, in: NonceRepository(database: database)) else { return false }
-                _ = try WalletInstanceRepository(database: database).transition(
+                _ = try instances.transition(
                     provider: entityID, id: instance.id, from: WalletInstanceState.installed.rawValue,
                     to: WalletInstanceState.operational.rawValue, now: now)
+                // Kept as sent, never checked: a Play Integrity token needs Google's servers.
+                if let assertion = request.integrityAssertion {
+                    try instances.recordIntegrityAssertion(provider: entityID, id: instance.id, assertion: assertion, now: now)
+                }
                 return true
             }
         } catch let error as StoreError {
             throw .store(error)
+        } catch is AssertionCounterRace {
+            throw .refused("hardware_signature: the App Attest assertion's counter was already used")
         } catch {
             throw WalletProviderError(.serverError, "the attestation could not be recorded", cause: "\(error)")
         }
@@ -179,3 +202,7 @@ extension WalletProvider {
         return claims
     }
 }
+
+/// Thrown inside the attestation transaction when a concurrent request took the App Attest
+/// counter first: rolls the nonce back.
+private struct AssertionCounterRace: Error {}

@@ -40,7 +40,7 @@ extension WalletProviderRoutes {
                 }
                 let attestations = try provider.issueWalletAttestations(
                     WalletAttestationRequest.parse(assertion, expectedType: WalletAttestationRequest.walletAttestationsType),
-                    formats: [.jwt, .sdJWT])
+                    formats: [.jwt, .sdJWT, .mdoc])
                 var writer = JSONWriter(capacity: 4_096)
                 writer.openObject()
                 writer.name("wallet_attestations")

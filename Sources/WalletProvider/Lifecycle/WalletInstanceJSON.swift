@@ -17,7 +17,8 @@ public enum WalletInstanceJSON {
         return writer.bytes
     }
 
-    /// One instance: `{id, account, state, reason, format, created_at, updated_at}`.
+    /// One instance: `{id, account, state, reason, format, created_at, updated_at}`, and
+    /// `integrity_assertion` with `integrity_assertion_at` once it sent one.
     public static func one(_ instance: WalletInstanceRecord) -> [UInt8] {
         var writer = JSONWriter(capacity: 256)
         write(instance, to: &writer)
@@ -34,6 +35,11 @@ public enum WalletInstanceJSON {
         writer.name("format"); writer.string(instance.format)
         writer.name("created_at"); writer.int(instance.createdAt)
         writer.name("updated_at"); writer.int(instance.updatedAt)
+        // Only once the instance sent one (item 6: stored, not checked).
+        if let assertion = instance.integrityAssertion {
+            writer.name("integrity_assertion"); writer.string(assertion)
+            writer.name("integrity_assertion_at"); writer.int(instance.integrityAssertionAt ?? 0)
+        }
         writer.closeObject()
     }
 }

@@ -108,10 +108,16 @@ extension WalletProvider {
             integrity: request.integrity, signer: keys.deviceMakerKey, root: keys.deviceMakerRoot, now: clock.now())
     }
 
-    /// The provider's instances, oldest first; one account's with `account`.
+    /// The provider's instances, oldest first; one account's with `account`. PIDs that expired
+    /// since the last look take their instances back to `operational` first (item 8).
     public func instances(account: String? = nil) throws(WalletProviderError) -> [WalletInstanceRecord] {
         let repository = WalletInstanceRepository(database: database)
-        return try storing { () throws(StoreError) in try repository.list(provider: entityID, account: account) }
+        let validity = WalletInstanceValidity(database: database)
+        let now = clock.now()
+        return try storing { () throws(StoreError) in
+            try validity.settle(provider: entityID, now: now)
+            return try repository.list(provider: entityID, account: account)
+        }
     }
 
     /// The device facts as stored: `{model, os, security_level, integrity}`.
