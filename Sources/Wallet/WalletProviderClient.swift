@@ -110,7 +110,7 @@ public final class WalletProviderClient {
             let reply = try send("POST", "/token", headers: ["Content-Type: application/x-www-form-urlencoded",
                                                              "Accept: application/jwt, application/json"], body: Array(form.utf8))
             guard reply.status == 200 else { throw WalletError.server(step: "wallet attestation (/token)", status: reply.status, body: reply.text) }
-            return ["jwt": reply.text.trimmingCharacters(in: .whitespacesAndNewlines)]
+            return ["jwt": Self.trimmed(reply.body)]
         }
         let reply = try postJSON("/wallet-attestations", ["assertion": .string(assertion)], step: "wallet attestations")
         var out: [String: String] = [:]
@@ -121,6 +121,15 @@ public final class WalletProviderClient {
         }
         guard out["jwt"] != nil else { throw WalletError.malformed("wallet attestations: no jwt attestation in \(reply.text)") }
         return out
+    }
+
+    /// The body as text without surrounding ASCII whitespace, trimmed on its bytes: Foundation's
+    /// trimming goes through UTF-16, which cost the load client more than the whole request for
+    /// an attestation of 10–15 KB (its `trust_chain` header).
+    static func trimmed(_ body: [UInt8]) -> String {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        guard let first = body.firstIndex(where: { !isSpace($0) }), let last = body.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(decoding: body[first...last], as: UTF8.self)
     }
 
     /// `POST <wp>/key-attestations`: a `key-attestation+jwt` for `keys` carrying the issuer's `c_nonce`.

@@ -139,7 +139,7 @@ final class AttestedIssuanceWorker: FlowWorker {
         self.http = http
         self.provider = provider
         verifier = CredentialVerifier(http: http, trustAnchors: nil)
-        instance = try ProviderInstance(tag: tag, hardwareKey: try HolderKey())
+        instance = ProviderInstance(tag: tag, hardwareKey: try HolderKey())
         try provider.register(hardwareKey: instance.hardwareKey, tag: tag, integrity: "pass")
         let walletKey = try HolderKey()
         let attestations = try provider.walletAttestations(hardwareKey: instance.hardwareKey, tag: tag, walletKey: walletKey,

@@ -130,6 +130,17 @@ final class ProviderFlowTests: XCTestCase {
         }
     }
 
+    func testTheLegacyAnswerIsTheJWTWithoutSurroundingWhitespace() throws {
+        let stub = ProviderStub()
+        let key = try HolderKey()
+        stub.attestationKey = key
+        let jwt = try XCTUnwrap(try client(stub).walletAttestations(assertion: "a.b.c", legacy: true)["jwt"])
+        XCTAssertTrue(jwt.hasPrefix("eyJ") && jwt.hasSuffix(".c2ln"), jwt)
+        XCTAssertNoThrow(try ProviderWorker.check(["jwt": jwt], walletKey: key))
+        XCTAssertThrowsError(try ProviderWorker.check(["jwt": "a.b"], walletKey: key))
+        XCTAssertThrowsError(try ProviderWorker.check([:], walletKey: key))
+    }
+
     func testAWarmUpRefusalFailsTheWorker() throws {
         let stub = ProviderStub()
         stub.registrationStatus = 403
@@ -186,7 +197,8 @@ private final class ProviderStub: WalletTransport {
         case "token":
             var fields = HeaderFields()
             fields.add("content-type", "application/jwt")
-            return WalletHTTP.Reply(status: 200, body: Array(attestation().utf8), headers: fields)
+            // Surrounding whitespace, which the client must trim (a JWT has none).
+            return WalletHTTP.Reply(status: 200, body: Array((" \r\n" + attestation() + "\r\n").utf8), headers: fields)
         default: return Self.reply(404, ["error": "not_found"])
         }
     }
