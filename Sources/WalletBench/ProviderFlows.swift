@@ -31,8 +31,8 @@ struct BenchTags: Sendable {
 /// iteration; the hardware keys come from the shared pool (the provider keys instances by tag,
 /// not by key, so the pool changes nothing it does). `attest` and `attest-legacy` time nonce →
 /// development key attestation (bound to that nonce, as the request must carry one) → wallet
-/// attestation, round-robin over `instances` instances the thread registered before the clock
-/// started, each request for a wallet key of the pool.
+/// attestation, round-robin over the `instances` instances the thread registered before the
+/// clock started, each request for a wallet key of the pool.
 final class ProviderWorker: FlowWorker {
     let flow: BenchFlow
     let client: WalletProviderClient
@@ -40,6 +40,10 @@ final class ProviderWorker: FlowWorker {
     let tags: BenchTags
     let acknowledged: AcknowledgementLog?
     private(set) var instances: [ProviderInstance] = []
+    /// Which warm-up instance is next: counted per thread, because the iteration numbers a
+    /// thread claims from the shared counter may skip some remainders (two threads taking turns
+    /// would each only ever see every other instance).
+    private var nextInstance = 0
 
     init(flow: BenchFlow, client: WalletProviderClient, keys: [HolderKey], tags: BenchTags, thread: Int, instances: Int,
          acknowledged: AcknowledgementLog?) throws {
@@ -58,9 +62,13 @@ final class ProviderWorker: FlowWorker {
     }
 
     func run(iteration: Int, step: inout BenchRun.Step, totals: inout BenchRun.Totals) throws {
-        let instance = flow == .register
-            ? ProviderInstance(tag: tags.registration(iteration), hardwareKey: keys[iteration % keys.count])
-            : instances[iteration % instances.count]
+        let instance: ProviderInstance
+        if flow == .register {
+            instance = ProviderInstance(tag: tags.registration(iteration), hardwareKey: keys[iteration % keys.count])
+        } else {
+            instance = instances[nextInstance % instances.count]
+            nextInstance += 1
+        }
         var started = DispatchTime.now()
         step = .nonce
         let nonce = try client.nonce()
