@@ -112,7 +112,7 @@ let package = Package(
         ]),
         .testTarget(name: "ExplorerTests", dependencies: ["Explorer", "Federation", "HTTP", "JOSE", "JSON", "Support", "Store", "Cryptography"]),
         .target(name: "Trustbed", dependencies: [
-            "Explorer", "Verification", "WalletProvider", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
+            "Explorer", "Verification", "WalletProvider", "JSON", "HTTP", "HTTPClient", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "trustbed", dependencies: [

@@ -1,0 +1,5 @@
+import HTTP
+
+extension VerifierRoutes {
+    func addPageRoutes(to router: inout Router<String>) {}
+}
