@@ -104,7 +104,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Verification", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "SDJWT", "Support", "TestSupport",
+            "Verification", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "SDJWT", "StatusList", "Store", "Support", "TestSupport",
         ]),
         // The federation explorer: HTML pages over the running federation (issue 19).
         .target(name: "Explorer", dependencies: [
