@@ -12,6 +12,9 @@ public struct PresentationRequestOptions: Sendable {
     public var clientIDPrefix: ClientIDPrefix?
     public var responseMode: ResponseMode?
     public var redirectURI: String?
+    /// Same-device from `/verify/new`: the wallet sends the person back to the request's result
+    /// page, whose URL is known once the request has its id.
+    public var redirectToResultPage = false
 
     public init(query: DCQLQuery, clientIDPrefix: ClientIDPrefix? = nil, responseMode: ResponseMode? = nil, redirectURI: String? = nil) {
         self.query = query
@@ -83,10 +86,11 @@ extension Verifier {
             throw .invalidRequest("openid_federation needs a trust chain from \(entityID) to a Trust Anchor hosted here; none resolves")
         }
         func random() -> String { Base64URL.encode(SecureRandom.bytes(16)) }
+        let id = random()
         let record = PresentationRequestRecord(
-            verifier: entityID, id: random(), state: random(), nonce: random(), clientID: clientID(prefix),
+            verifier: entityID, id: id, state: random(), nonce: random(), clientID: clientID(prefix),
             clientIDPrefix: prefix.rawValue, responseMode: (options.responseMode ?? configuration.responseMode).rawValue,
-            dcqlQuery: String(decoding: options.query.json.bytes, as: UTF8.self), redirectURI: options.redirectURI,
+            dcqlQuery: String(decoding: options.query.json.bytes, as: UTF8.self), redirectURI: options.redirectToResultPage ? urls.resultPage(id) : options.redirectURI,
             createdAt: now, expiresAt: now + configuration.requestLifetime)
         do { try PresentationRequestRepository(database: database).insert(record) } catch { throw .store(error) }
         logger.info("presentation request \(record.id) created (\(record.clientIDPrefix), \(record.responseMode))")
