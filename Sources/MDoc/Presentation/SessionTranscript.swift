@@ -39,6 +39,17 @@ public struct SessionTranscript: Equatable, Sendable {
         return SessionTranscript(handover: ["OpenID4VPHandover", .bytes(Digest.sha256(info.encoded()))])
     }
 
+    /// Apple's identity presentment (Verify with Wallet, "Verifying Wallet identity requests"):
+    ///
+    ///     SessionTranscript = [null, null, AppleHandover]
+    ///     AppleHandover = ["AppleIdentityPresentment_1.0", nonce, merchantID, teamID, pkRHash]
+    ///
+    /// `nonce` the raw bytes the app passed to the request, `pkRHash` the SHA-256 of the
+    /// merchant's encryption public key; the same bytes are HPKE's `info`.
+    public static func appleIdentityPresentment(nonce: [UInt8], merchantID: String, teamID: String, pkRHash: [UInt8]) -> SessionTranscript {
+        SessionTranscript(handover: ["AppleIdentityPresentment_1.0", .bytes(nonce), .text(merchantID), .text(teamID), .bytes(pkRHash)])
+    }
+
     /// DeviceAuthenticationBytes (§9.1.3.4): `#6.24(bstr .cbor ["DeviceAuthentication",
     /// SessionTranscript, DocType, DeviceNameSpacesBytes])`, the detached payload of the device
     /// signature. Written around the transcript's bytes so they go in exactly as they are.
