@@ -9,7 +9,8 @@ struct WalletCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wallet",
         abstract: "A test wallet: receive credentials from any OpenID4VCI 1.0 issuer, or load-test one.",
-        subcommands: [WalletReceiveCommand.self, WalletRegisterCommand.self, WalletAttestCommand.self, WalletBenchCommand.self])
+        subcommands: [WalletReceiveCommand.self, WalletRegisterCommand.self, WalletAttestCommand.self, WalletBenchCommand.self,
+                      WalletAppleEnvelopeCommand.self])
 }
 
 /// Prints to stderr (progress and prompts; stdout carries only the result).
