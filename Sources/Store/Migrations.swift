@@ -3,7 +3,7 @@
 /// because databases in the field already ran it; change the schema by adding a step.
 enum Migrations {
     /// Each step is a list of single statements, applied together in one transaction.
-    static let steps: [[String]] = [version1, IssuanceSchema.version2, IssuanceSchema.version3, IssuanceSchema.version4, IssuanceSchema.version5, WalletProviderSchema.version6, WalletProviderSchema.version7]
+    static let steps: [[String]] = [version1, IssuanceSchema.version2, IssuanceSchema.version3, IssuanceSchema.version4, IssuanceSchema.version5, WalletProviderSchema.version6, WalletProviderSchema.version7, VerificationSchema.version8]
 
     /// The version a database has after all steps.
     static var latestVersion: Int64 { Int64(steps.count) }
