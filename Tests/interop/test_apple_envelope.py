@@ -196,3 +196,75 @@ def test_maker_refuses_bad_input(wallet, tmp_path):
     p = cli("wallet", "apple-envelope", "--wallet", str(wallet), "--nonce", "!!", "--merchant-id", MERCHANT, "--team-id", TEAM,
             "--recipient", str(cert_path), expect_ok=False)
     assert p.returncode != 0 and "nonce" in p.stderr, p.stderr
+
+
+# -- through the server: services.verifier.apple of the demo relying party ---------------------
+
+DEMO_MERCHANT = "merchant.org.trustbed.demo"
+DEMO_TEAM = "TRUSTBED01"
+
+
+def post_identity(server, body, **kw):
+    import requests
+    return requests.post(server.url("relying-party") + "/apple/identity", timeout=30, **kw, **({"json": body} if body is not None else {}))
+
+
+def test_server_verifies_an_envelope_sealed_to_its_certificate(server, wallet, tmp_path):
+    import requests
+    r = requests.get(server.url("relying-party") + "/apple/encryption.pem", timeout=10)
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("application/x-pem-file"), r.text
+    cert = x509.load_pem_x509_certificate(r.content)
+    # The certificate is the key in Keys/relying-party/verifier/apple/.
+    key = serialization.load_pem_private_key((server.keys / "relying-party/verifier/apple/encryption.key.pem").read_bytes(), None)
+    assert key.public_key().public_numbers() == cert.public_key().public_numbers()
+    cert_path = tmp_path / "rp.pem"
+    cert_path.write_bytes(r.content)
+    p = cli("wallet", "apple-envelope", "--wallet", str(wallet), "--nonce", NONCE, "--merchant-id", DEMO_MERCHANT,
+            "--team-id", DEMO_TEAM, "--recipient", str(cert_path), "--elements", "family_name", "given_name")
+    envelope = p.stdout.strip()
+    r = post_identity(server, {"envelope": envelope, "nonce": NONCE})
+    assert r.status_code == 200, r.text
+    report = r.json()
+    assert report["state"] == "verified", report
+    assert set(report["claims"][PID][PID]) == {"family_name", "given_name"}
+    issuer = next(c for c in report["checks"] if c["name"] == "issuer_certificate")
+    assert issuer["ok"] and "IACA" in issuer["detail"], issuer
+
+    # Independently (pyhpke + pycose) with the server's key, then an envelope made in Python.
+    elements = open_envelope(base64.b64decode(envelope), recipient_key=key, nonce=base64.b64decode(NONCE),
+                             merchant_id=DEMO_MERCHANT, team_id=DEMO_TEAM, iaca=iaca_certificate(server.id("pid-provider-haip")))
+    assert set(elements[PID]) == {"family_name", "given_name"}
+    stored = next(c for c in json.loads(wallet.read_text())["credentials"] if c["format"] == "mso_mdoc")
+    python_envelope = make_envelope(cbor2.loads(b64url_decode(stored["credential"])), stored["holder_key"], {"birth_date"},
+                                    recipient=cert.public_key(), nonce=b"python nonce", merchant_id=DEMO_MERCHANT, team_id=DEMO_TEAM)
+    r = post_identity(server, {"envelope": base64.b64encode(python_envelope).decode(),
+                               "nonce": base64.b64encode(b"python nonce").decode()})
+    assert r.status_code == 200 and r.json()["state"] == "verified", r.text
+
+    # Refusals: another nonce (infoHash), a flipped tag; each a 200 report naming the check.
+    r = post_identity(server, {"envelope": envelope, "nonce": base64.b64encode(b"other").decode()})
+    assert r.status_code == 200 and failed(r.json()) == "info_hash", r.text
+    spoiled = cbor2.loads(base64.b64decode(envelope))
+    spoiled["data"] = spoiled["data"][:-1] + bytes([spoiled["data"][-1] ^ 1])
+    r = post_identity(server, {"envelope": base64.b64encode(cbor2.dumps(spoiled)).decode(), "nonce": NONCE})
+    assert r.status_code == 200 and failed(r.json()) == "hpke_open", r.text
+
+
+@pytest.mark.parametrize("body, why", [
+    ({"nonce": NONCE}, "envelope"),
+    ({"envelope": "oA"}, "nonce"),
+    ({"envelope": "!!!", "nonce": NONCE}, "envelope"),
+    ({"envelope": "oA", "nonce": "%%"}, "nonce"),
+    ([1, 2], "object"),
+])
+def test_server_refuses_malformed_requests_with_invalid_request(server, body, why):
+    r = post_identity(server, body)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"] == "invalid_request" and why in r.json()["error_description"], r.text
+
+
+def test_server_refuses_a_cbor_bomb_and_a_non_json_body(server):
+    r = post_identity(server, {"envelope": base64.b64encode(b"\x81" * 60_000 + b"\x00").decode(), "nonce": NONCE})
+    assert r.status_code == 200 and failed(r.json()) == "envelope", r.text
+    r = post_identity(server, None, data=b"envelope=1", headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status_code in (400, 415) and "error" in r.json(), r.text
