@@ -29,6 +29,8 @@ public final class Verifier: Sendable {
     /// The federation's answer about issuers; nil when the server runs none.
     public let issuerTrust: (any CredentialIssuerTrust)?
     public let statusLists: StatusListCache
+    /// IACA roots of federation-trusted mdoc issuers; nil: only `issuerRoots`.
+    public let iacas: (any IACAFetcher)?
 
     /// The verifier's trust chain to its Trust Anchor (the `trust_chain` header of
     /// `openid_federation` request objects), built in process by the composition root.
@@ -38,7 +40,7 @@ public final class Verifier: Sendable {
     public init(entityID: String, entityName: String, configuration: VerifierConfiguration, keys: VerifierKeys,
                 database: Database, clock: Clock, logger: Logger = Logger(label: "verifier"), trustAnchors: [String],
                 issuerRoots: [Certificate] = [], adminToken: String, issuerTrust: (any CredentialIssuerTrust)?,
-                statusLists: any StatusListFetcher, trustChain: (@Sendable () -> [String]?)? = nil) {
+                statusLists: any StatusListFetcher, iacas: (any IACAFetcher)? = nil, trustChain: (@Sendable () -> [String]?)? = nil) {
         self.entityID = entityID
         self.entityName = entityName
         self.configuration = configuration
@@ -52,6 +54,7 @@ public final class Verifier: Sendable {
         adminTokenDigest = Digest.sha256(Array(adminToken.utf8))
         self.issuerTrust = issuerTrust
         self.statusLists = StatusListCache(fetcher: statusLists)
+        self.iacas = iacas
         trustChainSource = trustChain
     }
 

@@ -415,12 +415,83 @@ def test_malformed_responses_are_400_without_a_record(vp):
     assert result(vp, created["id"])["state"] == "pending"
 
 
-def test_mdoc_presentation_refused_with_the_reason(vp):
-    query = {"credentials": [{"id": "mdl", "format": "mso_mdoc", "meta": {"doctype_value": "eu.europa.ec.eudi.pid.1"},
-                              "claims": [{"path": ["eu.europa.ec.eudi.pid.1", "family_name"]}]}]}
-    created = create_request(vp, {"dcql_query": query, "response_mode": "direct_post"})
+MDOC = "eu.europa.ec.eudi.pid.1"
+
+
+def mdoc_query(elements=("family_name", "given_name")) -> dict:
+    return {"credentials": [{"id": "pid", "format": "mso_mdoc", "meta": {"doctype_value": MDOC},
+                             "claims": [{"path": [MDOC, e]} for e in elements]}]}
+
+
+def device_response(issuer_signed_b64: str, holder: ECKey, *, elements: set[str] | None, client_id: str, nonce: str,
+                    response_uri: str, encryption_jwk: dict | None) -> str:
+    """ISO 18013-5 §8.3.2.1.2.2 by hand with cbor2: the chosen IssuerSignedItems as received (tag 24
+    bytes untouched), and a detached COSE_Sign1 (ES256, raw r||s) over DeviceAuthentication with
+    OpenID4VP 1.0's SessionTranscript (B.2.6.1: SHA-256 of [client_id, nonce, jwk thumbprint or
+    null, response_uri])."""
+    import cbor2
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+    issuer_signed = cbor2.loads(base64.urlsafe_b64decode(issuer_signed_b64 + "=" * (-len(issuer_signed_b64) % 4)))
+    selected = {}
+    for ns, items in issuer_signed["nameSpaces"].items():
+        chosen = [t for t in items if elements is None or cbor2.loads(t.value)["elementIdentifier"] in elements]
+        if chosen:
+            selected[ns] = chosen
+    thumb = None
+    if encryption_jwk is not None:
+        t = ECKey.import_key(encryption_jwk).thumbprint()
+        thumb = base64.urlsafe_b64decode(t + "=" * (-len(t) % 4))
+    info = cbor2.dumps([client_id, nonce, thumb, response_uri])
+    transcript = [None, None, ["OpenID4VPHandover", hashlib.sha256(info).digest()]]
+    device_ns = cbor2.CBORTag(24, cbor2.dumps({}))
+    auth = cbor2.dumps(cbor2.CBORTag(24, cbor2.dumps(["DeviceAuthentication", transcript, MDOC, device_ns])))
+    protected = cbor2.dumps({1: -7})
+    der = holder.private_key.sign(cbor2.dumps(["Signature1", protected, b"", auth]), ec.ECDSA(hashes.SHA256()))
+    r, s_ = decode_dss_signature(der)
+    signature = r.to_bytes(32, "big") + s_.to_bytes(32, "big")
+    document = {"docType": MDOC, "issuerSigned": {"nameSpaces": selected, "issuerAuth": issuer_signed["issuerAuth"]},
+                "deviceSigned": {"nameSpaces": device_ns, "deviceAuth": {"deviceSignature": [protected, {}, None, signature]}}}
+    return b64url(cbor2.dumps({"version": "1.0", "documents": [document], "status": 0}))
+
+
+@pytest.mark.parametrize("mode", ["direct_post", "direct_post.jwt"])
+def test_mdoc_device_response_is_verified(vp, mode):
+    credential, holder, _ = obtain_pid(vp, MDOC)
+    created = create_request(vp, {"dcql_query": mdoc_query(), "response_mode": mode})
+    _, claims, client_id = fetch_request_object(vp, created)
+    enc = [k for k in claims["client_metadata"]["jwks"]["keys"] if k.get("use") == "enc"][0] if mode == "direct_post.jwt" else None
+    token = device_response(credential, holder, elements={"family_name", "given_name"}, client_id=client_id, nonce=claims["nonce"],
+                            response_uri=claims["response_uri"], encryption_jwk=enc)
+    r = post_response(vp, claims, {"pid": [token]})
+    assert r.status_code == 200, describe(r)
+    res = result(vp, created["id"])
+    assert res["state"] == "verified", res
+    names = [c["name"] for c in res["checks"]]
+    for expected in ["pid.issuer_trust", "pid.issuer_certificate", "pid.issuer_signature", "pid.value_digests", "pid.device_signature",
+                     "pid.claims", "pid.status"]:
+        assert expected in names, names
+    assert set(res["claims"]["pid"][MDOC]) == {"family_name", "given_name"}, res["claims"]
+
+
+def test_mdoc_refusals(vp):
+    credential, holder, _ = obtain_pid(vp, MDOC)
+    # A device signature over another request's transcript (the nonce differs).
+    created = create_request(vp, {"dcql_query": mdoc_query(), "response_mode": "direct_post"})
+    _, claims, client_id = fetch_request_object(vp, created)
+    token = device_response(credential, holder, elements={"family_name", "given_name"}, client_id=client_id, nonce="other",
+                            response_uri=claims["response_uri"], encryption_jwk=None)
+    refused(vp, created, post_response(vp, claims, {"pid": [token]}), "pid.device_signature", "DeviceAuthentication")
+    # More elements than asked.
+    created = create_request(vp, {"dcql_query": mdoc_query(), "response_mode": "direct_post"})
+    _, claims, client_id = fetch_request_object(vp, created)
+    token = device_response(credential, holder, elements={"family_name", "given_name", "birth_date"}, client_id=client_id,
+                            nonce=claims["nonce"], response_uri=claims["response_uri"], encryption_jwk=None)
+    refused(vp, created, post_response(vp, claims, {"pid": [token]}), "pid.claims", "birth_date")
+    # Not a DeviceResponse at all.
+    created = create_request(vp, {"dcql_query": mdoc_query(), "response_mode": "direct_post"})
     _, claims, _ = fetch_request_object(vp, created)
-    refused(vp, created, post_response(vp, claims, {"mdl": ["o2d2ZXJzaW9u"]}), "mdl.format", "mso_mdoc verification not available yet")
+    refused(vp, created, post_response(vp, claims, {"pid": ["o2d2ZXJzaW9u"]}), "pid.format", "not a DeviceResponse")
 
 
 def test_revoked_pid_refused_and_status_list_cached_within_ttl(session_tmp):

@@ -38,11 +38,12 @@ struct VerifierFactory: ServiceFactory {
             issuerTrust = FederationIssuerTrust(federation: federation, verifierID: entityID)
             trustChain = { WalletProviderFactory.trustChain(of: entityID, host: federation.host(), anchors: anchors) }
         }
+        let documents = HostedIssuerDocuments(baseURL: context.baseURL, services: context.hostedServices)
         let verifier = Verifier(
             entityID: context.entityID, entityName: context.entityName, configuration: config, keys: keys,
             database: context.database, clock: context.clock, logger: context.logger, trustAnchors: anchors,
             issuerRoots: roots, adminToken: context.adminToken, issuerTrust: issuerTrust,
-            statusLists: HostedStatusLists(baseURL: context.baseURL, services: context.hostedServices), trustChain: trustChain)
+            statusLists: documents, iacas: documents, trustChain: trustChain)
         let apple = try appleService(config.apple, context: context, issuerRoots: roots, files: &rootFiles)
         context.logger.info("Verifier \(context.entityID) started")
         return VerifierService(verifier: verifier, watchedFiles: rootFiles, apple: apple)
@@ -111,11 +112,11 @@ struct FederationIssuerTrust: CredentialIssuerTrust {
     }
 }
 
-/// Status List Tokens for the verifier: a list of a PID Provider hosted here comes from the
-/// provider in process (a worker must never send HTTP to its own server: when every worker did,
+/// Status List Tokens and IACA roots for the verifier: those of a PID Provider hosted here come
+/// from the provider in process (a worker must never send HTTP to its own server: when every worker did,
 /// none would be left to answer); another URI under this server's origin is not served here;
 /// any other is fetched over HTTP(S).
-struct HostedStatusLists: StatusListFetcher {
+struct HostedIssuerDocuments: StatusListFetcher, IACAFetcher {
     let baseURL: String
     let services: @Sendable () -> [String: [ServiceAssembly.Running]]
 
@@ -140,5 +141,21 @@ struct HostedStatusLists: StatusListFetcher {
         let response = try HTTPClient(timeout: 5, maxBytes: 4 << 20).get(uri, headers: ["Accept: application/statuslist+jwt"])
         guard response.status == 200 else { throw Refusal(description: "\(uri) answered HTTP \(response.status)") }
         return String(decoding: response.body, as: UTF8.self)
+    }
+
+    /// `<issuer>/iaca.pem`: the hosted PID Provider's IACA, or the PEM fetched from elsewhere.
+    func iacaCertificates(issuer: String) throws -> [Certificate] {
+        for running in services().values.joined() {
+            guard let pid = running.service as? PIDProviderService, pid.provider.urls.issuer == issuer else { continue }
+            return [pid.provider.keys.iaca]
+        }
+        let url = issuer + "/iaca.pem"
+        if let own = FetchAllowList.origin(baseURL), FetchAllowList.origin(url) == own {
+            throw Refusal(description: "\(url) is not served here (answered in process: not_found)")
+        }
+        guard url.hasPrefix("https://") || url.hasPrefix("http://") else { throw Refusal(description: "\(url) is not an http(s) URL") }
+        let response = try HTTPClient(timeout: 5, maxBytes: 1 << 20).get(url)
+        guard response.status == 200 else { throw Refusal(description: "\(url) answered HTTP \(response.status)") }
+        return try Certificate.certificates(pem: String(decoding: response.body, as: UTF8.self))
     }
 }

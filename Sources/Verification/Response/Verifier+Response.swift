@@ -110,9 +110,7 @@ extension Verifier {
                 let result: JSONValue?
                 switch credential.format {
                 case "dc+sd-jwt": result = checkSDJWT(presentation, query: credential, request: request, report: &report)
-                default:
-                    report.fail("\(credential.id).format", "mso_mdoc verification not available yet")
-                    result = nil
+                default: result = checkMDoc(presentation, query: credential, request: request, encrypted: encrypted, report: &report)
                 }
                 guard let result else { return report }
                 verified.append(result)

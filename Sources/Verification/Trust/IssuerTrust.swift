@@ -1,3 +1,4 @@
+import Cryptography
 import JSON
 
 /// How the verifier learns whether an issuer is trusted through the federation, asked by the
@@ -16,4 +17,11 @@ public protocol CredentialIssuerTrust: Sendable {
 public protocol StatusListFetcher: Sendable {
     /// The Status List Token (compact JWT) at `uri`.
     func statusListToken(uri: String) throws -> String
+}
+
+/// Where an mdoc issuer's IACA roots come from once the issuer is trusted through the
+/// federation: Trustbed's convention `<issuer>/iaca.pem` (the PID Provider serves its IACA
+/// there), answered in process for an issuer hosted here and fetched otherwise.
+public protocol IACAFetcher: Sendable {
+    func iacaCertificates(issuer: String) throws -> [Certificate]
 }
