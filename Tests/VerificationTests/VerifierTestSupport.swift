@@ -82,7 +82,8 @@ struct VerifierFixture {
     let issuer: TestIssuer
     let statusLists: StubStatusLists
 
-    static func make(configuration: VerifierConfiguration = VerifierConfiguration(), refuseIssuer: Bool = false) throws -> VerifierFixture {
+    static func make(configuration: VerifierConfiguration = VerifierConfiguration(), refuseIssuer: Bool = false,
+                     issuerRoots: [Certificate] = []) throws -> VerifierFixture {
         let directory = NSTemporaryDirectory() + "verifier-tests-\(UUID().uuidString)"
         let clock = ManualClock(1_800_000_000)
         let issuer = try TestIssuer()
@@ -90,7 +91,7 @@ struct VerifierFixture {
         let keys = try VerifierKeys.loadOrCreate(directory: directory, verifier: entityID, now: clock.now())
         let verifier = Verifier(
             entityID: entityID, entityName: "relying-party", configuration: configuration, keys: keys,
-            database: try Database(path: ":memory:"), clock: clock, trustAnchors: [], adminToken: "admin-secret",
+            database: try Database(path: ":memory:"), clock: clock, trustAnchors: [], issuerRoots: issuerRoots, adminToken: "admin-secret",
             issuerTrust: StubIssuerTrust(issuer: issuer, refuse: refuseIssuer), statusLists: statusLists,
             trustChain: { ["ec-of-rp", "ec-of-ta"] })
         return VerifierFixture(verifier: verifier, clock: clock, issuer: issuer, statusLists: statusLists)
