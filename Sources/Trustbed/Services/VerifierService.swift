@@ -44,8 +44,9 @@ struct VerifierFactory: ServiceFactory {
             database: context.database, clock: context.clock, logger: context.logger, trustAnchors: anchors,
             issuerRoots: roots, adminToken: context.adminToken, issuerTrust: issuerTrust,
             statusLists: documents, iacas: documents, trustChain: trustChain)
+        let apple = try appleService(config.apple, context: context, issuerRoots: roots, files: &rootFiles)
         context.logger.info("Verifier \(context.entityID) started")
-        return VerifierService(verifier: verifier, watchedFiles: rootFiles)
+        return VerifierService(verifier: verifier, watchedFiles: rootFiles, apple: apple)
     }
 }
 
@@ -53,14 +54,16 @@ struct VerifierFactory: ServiceFactory {
 struct VerifierService: HostedService {
     let verifier: Verifier
     let watchedFiles: [String: [UInt8]?]
+    var apple: AppleIdentityService?
 
-    func router() -> Router<String> { VerifierRoutes(verifier: verifier).router() }
+    func router() -> Router<String> { VerifierRoutes(verifier: verifier, apple: apple).router() }
 
     var generatedMetadata: [String: [String: JSONValue]] { ["openid_credential_verifier": verifier.verifierMetadata] }
 
     var keys: [ServiceKeyDescription] {
         [ServiceKeyDescription(folder: "verifier",
-                               purpose: "the verifier's root, access certificate (request object signing) and response encryption key")]
+                               purpose: "the verifier's root, access certificate (request object signing) and response encryption key; "
+                                   + "apple/: Apple's identity envelope encryption key and certificate")]
     }
 
     func purge(now: Int64) throws -> Int { try verifier.purgeExpired(now: now) }

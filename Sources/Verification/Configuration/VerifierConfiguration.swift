@@ -19,12 +19,14 @@ public struct VerifierConfiguration: Sendable, Equatable {
     /// How old a key binding JWT's `iat` may be, in seconds.
     public var keyBindingMaxAge: Int64 = 300
     public var clientName = "Trustbed Demo Verifier"
+    /// Apple's identity envelope (`apple`, see Apple/AppleIdentityConfiguration.swift); nil: off.
+    public var apple: AppleIdentityConfiguration?
 
     public init() {}
 
     public static let knownFields: Set<String> = [
         "trust_anchors", "issuer_roots", "client_id_prefix", "response_mode", "request_lifetime", "key_binding_max_age",
-        "client_name",
+        "client_name", "apple",
     ]
 
     public static func parse(_ reader: JSONReader) throws(JSONReadError) -> VerifierConfiguration {
@@ -53,6 +55,7 @@ public struct VerifierConfiguration: Sendable, Equatable {
             c.keyBindingMaxAge = v
         }
         if let v = try reader.optionalField("client_name")?.nonEmptyString() { c.clientName = v }
+        if let v = try reader.optionalObject("apple") { c.apple = try AppleIdentityConfiguration.parse(v) }
         return c
     }
 }

@@ -7,8 +7,13 @@ import Support
 /// call the verifier, render; every answer is per client (`no-store`) but the root certificate.
 public struct VerifierRoutes: Sendable {
     public let verifier: Verifier
+    /// Apple's identity envelope endpoints (`services.verifier.apple`), when configured.
+    public var apple: AppleIdentityService?
 
-    public init(verifier: Verifier) { self.verifier = verifier }
+    public init(verifier: Verifier, apple: AppleIdentityService? = nil) {
+        self.verifier = verifier
+        self.apple = apple
+    }
 
     /// The media type of a request object by reference (RFC 9101 §10.2, OpenID4VP 1.0 §5.10).
     static let requestObjectMediaType = "application/oauth-authz-req+jwt"
@@ -65,6 +70,7 @@ public struct VerifierRoutes: Sendable {
                               body: Array(verifier.keys.ca.pem().utf8)).applying(.publicRead).prepared()
         router.get("/verifier-ca.pem", memo: true) { _, _, _ in ca }
         addPageRoutes(to: &router)
+        if let apple { Self.addAppleRoutes(apple, to: &router) }
         return router
     }
 
