@@ -105,7 +105,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Verification", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "SDJWT", "Support", "TestSupport",
+            "Verification", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "SDJWT", "StatusList", "Store", "Support", "TestSupport",
         ]),
         // The federation explorer: HTML pages over the running federation (issue 19).
         .target(name: "Explorer", dependencies: [
@@ -113,7 +113,7 @@ let package = Package(
         ]),
         .testTarget(name: "ExplorerTests", dependencies: ["Explorer", "Federation", "HTTP", "JOSE", "JSON", "Support", "Store", "Cryptography"]),
         .target(name: "Trustbed", dependencies: [
-            "Explorer", "Verification", "WalletProvider", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
+            "Explorer", "Verification", "WalletProvider", "JSON", "HTTP", "HTTPClient", "Cryptography", "JOSE", "Store", "Federation", "Issuance", "OAuth", "Support",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "trustbed", dependencies: [

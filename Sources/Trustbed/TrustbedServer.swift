@@ -49,6 +49,8 @@ public final class TrustbedServer: Sendable {
     private let services: ServiceAssembly
     /// The host the wallet-provider trust check resolves with; follows every reload.
     private let currentHost: Locked<FederationHost?>
+    /// The running services, for those that answer each other in process; follows every reload.
+    private let runningServices: Locked<[String: [ServiceAssembly.Running]]>
     private let state: Locked<State>
     private let changeCounter: Locked<String>
     /// The attestation root files' contents the poller last reloaded for (see `reloadIfRootFilesChanged`).
@@ -76,13 +78,17 @@ public final class TrustbedServer: Sendable {
         // Client attestations are checked against the federation as it is at that moment.
         let currentHost = Locked<FederationHost?>(nil)
         let walletProviders = FederationWalletProviderTrust(host: { currentHost.current! })
-        let services = ServiceAssembly(configuration: configuration, database: servicesDatabase, clock: clock, logger: logger,
+        let runningServices = Locked<[String: [ServiceAssembly.Running]]>([:])
+        var services = ServiceAssembly(configuration: configuration, database: servicesDatabase, clock: clock, logger: logger,
                                        adminToken: adminToken, walletProviderTrust: walletProviders)
+        services.hostedServices = { runningServices.current }
+        self.runningServices = runningServices
         self.services = services
         state = Locked(try Self.assemble(catalog, previous: nil, keys: keys, configuration: configuration, database: database,
                                          clock: clock, fixedFetcher: fetcher, remoteWork: remoteWork, services: services, logger: logger))
         self.currentHost = currentHost
         currentHost.withLock { $0 = state.current.host }
+        runningServices.withLock { $0 = state.current.services }
         // Loading and assembling 100,000 entities frees more than it keeps; hand that back.
         EntityDirectory.releaseFreedMemory()
     }
@@ -216,6 +222,7 @@ public final class TrustbedServer: Sendable {
                                          logger: logger)
             state.withLock { $0 = next }
             currentHost.withLock { $0 = next.host }
+            runningServices.withLock { $0 = next.services }
             EntityDirectory.releaseFreedMemory()
             // Answers the HTTP server reuses came from the old host.
             running.read { $0.http }?.clearMemo()

@@ -70,6 +70,16 @@ final class SymmetricTests: XCTestCase {
         XCTAssertEqual(hexString(noSalt), "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8")
     }
 
+    /// RFC 5869 Appendix A.1 again, the two steps apart (HPKE labels each): the PRK, then the OKM.
+    func testHKDFExtractAndExpandApartMatchRFC5869() throws {
+        let prk = try KeyDerivation.hkdfExtract(inputKeyMaterial: [UInt8](repeating: 0x0b, count: 22),
+                                                salt: hexBytes("000102030405060708090a0b0c"))
+        XCTAssertEqual(hexString(prk), "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5")
+        let okm = try KeyDerivation.hkdfExpand(pseudorandomKey: prk, info: hexBytes("f0f1f2f3f4f5f6f7f8f9"), outputLength: 42)
+        XCTAssertEqual(hexString(okm), "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
+        XCTAssertThrowsError(try KeyDerivation.hkdfExpand(pseudorandomKey: [1, 2, 3], outputLength: 16), "a PRK shorter than HashLen")
+    }
+
     /// RFC 7518 Appendix C: ECDH-ES between Alice's ephemeral key and Bob's key, Concat KDF for
     /// "A128GCM" with apu "Alice", apv "Bob", gives exactly VqqN6vgjbSBcIijNcacQGg.
     func testECDHAndConcatKDFMatchRFC7518AppendixC() throws {

@@ -71,10 +71,10 @@ final class ServiceAssemblyTests: XCTestCase {
     }
 
     func testRegistryNamesWhatEntityFilesMayRun() throws {
-        XCTAssertEqual(ServiceRegistry.standard.kinds, ["pid_provider", "wallet_provider"])
+        XCTAssertEqual(ServiceRegistry.standard.kinds, ["pid_provider", "verifier", "wallet_provider"])
         XCTAssertEqual(ServiceRegistry.standard.factory("pid_provider")?.displayName, "PID Provider")
         XCTAssertEqual(ServiceRegistry.standard.factory("wallet_provider")?.displayName, "Wallet Provider")
-        XCTAssertNil(ServiceRegistry.standard.factory("verifier"))
+        XCTAssertEqual(ServiceRegistry.standard.factory("verifier")?.displayName, "Verifier")
         XCTAssertEqual(EntityFile.knownServices, Set(ServiceRegistry.standard.kinds))
         XCTAssertEqual(ServiceRegistry([beta, alpha]).kinds, ["alpha", "beta"])
     }
@@ -86,7 +86,7 @@ final class ServiceAssemblyTests: XCTestCase {
         XCTAssertThrowsError(try EntityCatalog.load(directory: dir, baseURL: "http://x.test")) { error in
             let error = error as? EntityFileError
             XCTAssertEqual(error?.field, "services.wallet_thing")
-            XCTAssertEqual(error?.message, "unknown service (known: pid_provider, wallet_provider)")
+            XCTAssertEqual(error?.message, "unknown service (known: pid_provider, verifier, wallet_provider)")
         }
         // The assembly refuses a kind its registry lacks the same way.
         XCTAssertThrowsError(try assembly().assemble([entity(["gamma": [:]])], entityIDs: [:], previous: [:])) { error in

@@ -15,6 +15,15 @@ public enum KeyDerivation {
             case .sha512: return "SHA512"
             }
         }
+
+        /// HashLen of RFC 5869: the output size in bytes.
+        public var size: Int {
+            switch self {
+            case .sha256: return 32
+            case .sha384: return 48
+            case .sha512: return 64
+            }
+        }
     }
 
     /// HKDF-Extract-then-Expand. An empty salt means "not provided", which RFC 5869 §2.2
@@ -28,6 +37,27 @@ public enum KeyDerivation {
         if !salt.isEmpty { parameters.append(("salt", salt)) }
         if !info.isEmpty { parameters.append(("info", info)) }
         return try derive("HKDF", hash: hash, octets: parameters, outputLength: outputLength)
+    }
+
+    /// HKDF-Extract alone (RFC 5869 §2.2): the pseudorandom key, HashLen bytes. HPKE (RFC 9180
+    /// §4) labels its Extract and Expand inputs separately, so it needs the two halves apart.
+    public static func hkdfExtract(
+        _ hash: HashFunction = .sha256, inputKeyMaterial ikm: [UInt8], salt: [UInt8] = []
+    ) throws(CipherError) -> [UInt8] {
+        guard !ikm.isEmpty else { throw .derivationFailed("HKDF needs input key material") }
+        var parameters: [(StaticString, [UInt8])] = [("key", ikm)]
+        if !salt.isEmpty { parameters.append(("salt", salt)) }
+        return try derive("HKDF", hash: hash, mode: "EXTRACT_ONLY", octets: parameters, outputLength: hash.size)
+    }
+
+    /// HKDF-Expand alone (RFC 5869 §2.3) from a pseudorandom key of at least HashLen bytes.
+    public static func hkdfExpand(
+        _ hash: HashFunction = .sha256, pseudorandomKey prk: [UInt8], info: [UInt8] = [], outputLength: Int
+    ) throws(CipherError) -> [UInt8] {
+        guard prk.count >= hash.size else { throw .derivationFailed("HKDF-Expand needs a PRK of at least \(hash.size) bytes") }
+        var parameters: [(StaticString, [UInt8])] = [("key", prk)]
+        if !info.isEmpty { parameters.append(("info", info)) }
+        return try derive("HKDF", hash: hash, mode: "EXPAND_ONLY", octets: parameters, outputLength: outputLength)
     }
 
     /// RFC 7518 §4.6.2 Concat KDF. `otherInfo` is AlgorithmID || PartyUInfo || PartyVInfo ||
@@ -55,7 +85,8 @@ public enum KeyDerivation {
     /// Runs one EVP_KDF. OSSL_PARAM keeps pointers to names and values until the derive call, so
     /// names are static strings and values are copied into buffers that outlive it.
     private static func derive(
-        _ name: StaticString, hash: HashFunction, octets: [(StaticString, [UInt8])], outputLength: Int
+        _ name: StaticString, hash: HashFunction, mode: StaticString? = nil, octets: [(StaticString, [UInt8])],
+        outputLength: Int
     ) throws(CipherError) -> [UInt8] {
         guard outputLength > 0, outputLength <= 255 * 64 else { throw .derivationFailed("output length \(outputLength)") }
         guard let kdf = EVP_KDF_fetch(nil, cString(name), nil) else {
@@ -77,6 +108,11 @@ public enum KeyDerivation {
                 cString("digest"), UnsafeMutableRawPointer(mutating: digestName.utf8Start).assumingMemoryBound(to: CChar.self),
                 0),
         ]
+        if let mode {
+            // OSSL_KDF_PARAM_MODE: HKDF's "EXTRACT_ONLY" / "EXPAND_ONLY" instead of both steps.
+            params.append(OSSL_PARAM_construct_utf8_string(
+                cString("mode"), UnsafeMutableRawPointer(mutating: mode.utf8Start).assumingMemoryBound(to: CChar.self), 0))
+        }
         for (index, pair) in octets.enumerated() {
             params.append(OSSL_PARAM_construct_octet_string(cString(pair.0), buffers[index].baseAddress, pair.1.count))
         }

@@ -25,6 +25,9 @@ extension PIDProvider {
             "batch_credential_issuance": ["batch_size": .int(Int64(configuration.batchSize))],
             "display": configuration.display,
             "credential_configurations_supported": .object(configurations),
+            // OpenID Federation §5.2.1's common `jwks`: the SD-JWT VC signing key, so a verifier
+            // that trusts the issuer through its trust chain verifies credentials with it.
+            "jwks": ["keys": [keys.signingJWK.jsonValue]],
         ]
     }
 

@@ -21,6 +21,9 @@ struct ServiceAssembly {
     let logger: Logger
     let adminToken: String
     let walletProviderTrust: WalletProviderTrust?
+    /// The services running now, for a service that answers another in process (the
+    /// verifier's status list fetches from a PID Provider hosted here).
+    var hostedServices: @Sendable () -> [String: [Running]] = { [:] }
     var registry: ServiceRegistry = .standard
 
     /// A started service, the declaration it was built from (so a reload that left the entity's
@@ -63,7 +66,7 @@ struct ServiceAssembly {
                     entityID: entity.entityID, entityName: entity.name, entityFile: file,
                     entitiesDirectory: configuration.entitiesDirectory, keysDirectory: configuration.keysDirectory,
                     entityIDs: entityIDs, database: database, clock: clock, logger: logger, adminToken: adminToken,
-                    walletProviderTrust: walletProviderTrust)
+                    walletProviderTrust: walletProviderTrust, baseURL: configuration.effectiveBaseURL, hostedServices: hostedServices)
                 let service: any HostedService
                 do {
                     guard let object = declaration.objectValue else { throw EntityFileError(file: file, field: "services.\(kind)", "must be an object") }

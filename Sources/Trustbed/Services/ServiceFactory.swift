@@ -24,6 +24,10 @@ struct ServiceContext: Sendable {
     let logger: Logger
     let adminToken: String
     let walletProviderTrust: WalletProviderTrust?
+    /// The server's base URL: its origin is answered in process, never over HTTP to itself.
+    var baseURL: String = ""
+    /// The services running now (see `ServiceAssembly.hostedServices`).
+    var hostedServices: @Sendable () -> [String: [ServiceAssembly.Running]] = { [:] }
 
     /// A file a service names, relative to `Entities/`; absolute paths and `..` are refused so
     /// an entity file cannot reach outside its folder.
@@ -69,7 +73,7 @@ struct ServiceRegistry: Sendable {
     }
 
     /// Every service the server knows. A new service adds its factory here.
-    static let standard = ServiceRegistry([PIDProviderFactory(), WalletProviderFactory()])
+    static let standard = ServiceRegistry([PIDProviderFactory(), WalletProviderFactory(), VerifierFactory()])
 
     var kinds: [String] { factories.map(\.kind).sorted() }
 

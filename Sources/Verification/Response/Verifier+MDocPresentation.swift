@@ -1,0 +1,123 @@
+import CBOR
+import Cryptography
+import JOSE
+import JSON
+import MDoc
+import StatusList
+import Store
+import Support
+
+/// One mso_mdoc presentation (OpenID4VP 1.0 Appendix B.2: a base64url DeviceResponse) against
+/// its DCQL credential query: issuer trust (the document signer's issuer through the federation,
+/// its IACA from `<issuer>/iaca.pem`, or the configured `issuer_roots`), then ISO 18013-5's issuer
+/// and device authentication with the OpenID4VP SessionTranscript (B.2.6.1), the DCQL claims and
+/// the status list.
+extension Verifier {
+    func checkMDoc(_ presentation: JSONValue, query: DCQLQuery.CredentialQuery, request: PresentationRequestRecord,
+                   encrypted: Bool, report: inout VerificationReport) -> JSONValue? {
+        let name = { (check: String) in "\(query.id).\(check)" }
+        guard let text = presentation.stringValue, let bytes = Base64URL.decode(text) else {
+            report.fail(name("format"), "an mso_mdoc presentation is a base64url DeviceResponse (Appendix B.2.4)")
+            return nil
+        }
+        let response: DeviceResponse
+        let signer: Certificate
+        do {
+            response = try DeviceResponse(decoding: bytes)
+            guard let document = response.documents.first else { throw MDocError.malformed("no documents") }
+            signer = try document.issuerSigned.documentSignerChain()[0]
+        } catch {
+            report.fail(name("format"), "not a DeviceResponse: \(error)")
+            return nil
+        }
+        report.pass(name("format"), "mso_mdoc DeviceResponse, \(bytes.count) bytes")
+
+        // The issuer: the URI the document signer names (its subjectAltName, as the PID Provider's do).
+        var roots = issuerRoots
+        var statusKeys: JWKSet?
+        let issuer = (signer.subjectAlternativeNames ?? []).compactMap { if case .uri(let u) = $0 { u } else { nil } }.first
+        var reasons: [String] = []
+        if let issuer, let issuerTrust {
+            do {
+                let (metadata, anchor) = try issuerTrust.resolvedMetadata(entityID: issuer, trustAnchors: trustAnchors)
+                guard let iacas else { throw VerificationError.invalidRequest("no IACA source") }
+                roots += try iacas.iacaCertificates(issuer: issuer)
+                if let jwks = metadata["openid_credential_issuer"]?["jwks"] { statusKeys = try? JWKSet(json: jwks) }
+                report.pass(name("issuer_trust"), "trust chain from \(issuer) to \(anchor); IACA from \(issuer)/iaca.pem")
+            } catch {
+                reasons.append("federation: \(error)")
+            }
+        } else {
+            reasons.append(issuer == nil ? "the document signer names no issuer URI" : "this server runs no federation")
+        }
+        if statusKeys == nil {
+            guard !issuerRoots.isEmpty else {
+                report.fail(name("issuer_trust"), "\(issuer ?? signer.subjectText) is not trusted: " + reasons.joined(separator: "; ")
+                            + "; x5chain: no issuer_roots configured")
+                return nil
+            }
+            report.pass(name("issuer_trust"), "the document signer is checked against the configured issuer_roots")
+        }
+
+        // B.2.6.1: the handover binds client id, nonce, the encryption key's thumbprint
+        // (direct_post.jwt) and the response_uri.
+        let thumbprint = encrypted ? Base64URL.decode(keys.encryptionJWK.thumbprint()) : nil
+        let transcript = SessionTranscript.openID4VP(clientID: request.clientID, nonce: request.nonce, jwkThumbprint: thumbprint,
+                                                     responseURI: urls.response)
+        let verifier = DeviceResponseVerifier(trustAnchors: roots, expectedDocType: query.types[0])
+        let result = verifier.verify(response, sessionTranscript: transcript, at: clock.now())
+        for check in result.checks {
+            if check.ok { report.pass(name(check.name), check.detail) } else { report.fail(name(check.name), check.detail) }
+        }
+        guard result.verified, let document = result.documents.first else { return nil }
+
+        // DCQL claims (§6.3, §7.2: [namespace, element]): each present, nothing else disclosed.
+        if let requested = query.claims {
+            let wanted = requested.compactMap { claim -> (String, String)? in
+                guard case .member(let ns) = claim.path[0], case .member(let element) = claim.path[1] else { return nil }
+                return (ns, element)
+            }
+            for (claim, (ns, element)) in zip(requested, wanted) {
+                guard let value = document.elements[ns]?[element] else {
+                    report.fail(name("claims"), "requested element \(ns)/\(element) is missing from the presentation")
+                    return nil
+                }
+                if let values = claim.values, !values.contains(VerificationReport.json(value)) {
+                    report.fail(name("claims"), "element \(ns)/\(element) is not one of the requested values")
+                    return nil
+                }
+            }
+            for (ns, elements) in document.elements {
+                for element in elements.keys.sorted() where !wanted.contains(where: { $0 == (ns, element) }) {
+                    report.fail(name("claims"), "discloses \(ns)/\(element), which the query did not ask for")
+                    return nil
+                }
+            }
+            report.pass(name("claims"), "requested: \(wanted.map { "\($0.0)/\($0.1)" }.joined(separator: ", ")); nothing else disclosed")
+        } else {
+            report.pass(name("claims"), "the query asks for every element")
+        }
+
+        if let status = document.status {
+            guard let keys = statusKeys else {
+                report.fail(name("status"), "the status list cannot be checked: the issuer's keys come only from the federation")
+                return nil
+            }
+            do {
+                let (token, cached) = try statusLists.token(uri: status.uri, keys: keys, now: clock.now())
+                let value = try token.list.status(at: Int(status.index))
+                guard value.rawValue == 0 else {
+                    report.fail(name("status"), "\(status.uri) index \(status.index): \(value.rawValue == 1 ? "INVALID (revoked)" : "status \(value.rawValue)") (\(cached ? "cached" : "fetched"))")
+                    return nil
+                }
+                report.pass(name("status"), "\(status.uri) index \(status.index): VALID (\(cached ? "cached" : "fetched"))")
+            } catch {
+                report.fail(name("status"), "the status list cannot be checked: \(error)")
+                return nil
+            }
+        } else {
+            report.pass(name("status"), "the MSO names no status list")
+        }
+        return .object(document.elements.mapValues { .object($0.mapValues(VerificationReport.json)) })
+    }
+}
