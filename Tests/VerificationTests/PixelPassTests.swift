@@ -1,6 +1,8 @@
 import CBOR
+import COSE
 import Cryptography
 import JSON
+import MDoc
 import SDJWT
 import StatusList
 import Support
@@ -113,5 +115,51 @@ final class PixelPassTests: XCTestCase {
                 XCTAssertEqual(($0 as? VerificationError)?.codeValue, .invalidRequest, text.prefix(40).description)
             }
         }
+    }
+
+    /// An mdoc IssuerSigned under a configured IACA: issuer data authentication, no device
+    /// authentication (nothing to sign offline); a tampered element fails its digest.
+    func testMDocIssuerSignedVerifiedOffline() throws {
+        let now: Int64 = 1_800_000_000
+        let iacaKey = try PrivateKey(generatingFor: .ES256)
+        let iaca = try AnnexB.makeIACA(key: iacaKey, country: "DE", organization: "Trustbed", commonName: "Test IACA",
+                                       issuerAltName: .uri("https://pid.example"), crlURL: "https://pid.example/iaca.crl",
+                                       validity: .init(notBefore: now - 86_400, notAfter: now + 365 * 86_400))
+        let signerKey = try PrivateKey(generatingFor: .ES256)
+        let ds = try AnnexB.makeDocumentSigner(
+            subjectKey: signerKey.publicKey, iaca: iaca, iacaKey: iacaKey, organization: "Trustbed", commonName: "Test DS",
+            issuerAltName: .uri("https://pid.example"), crlURL: "https://pid.example/iaca.crl",
+            validity: .init(notBefore: now - 86_400, notAfter: now + 300 * 86_400))
+        let issuerSigned = try IssuerSigned.issue(
+            docType: EUDIPID.docType,
+            nameSpaces: [EUDIPID.nameSpace: [("family_name", "Mustermann"), ("given_name", "Erika")]],
+            deviceKey: COSEKey(publicKey: try PrivateKey(generatingFor: .ES256).publicKey),
+            validity: ValidityInfo(signed: now - 60, validFrom: now - 60, validUntil: now + 90 * 86_400),
+            signer: try DocumentSigner(key: signerKey, certificateChain: [ds]))
+        let fixture = try VerifierFixture.make(refuseIssuer: true, issuerRoots: [iaca])
+        let result = try fixture.verifier.verifyPixelPass(PixelPass.encode(issuerSigned.base64URL))
+        XCTAssertTrue(result.report.verified, "\(result.report.checks)")
+        XCTAssertEqual(result.format, "mso_mdoc")
+        XCTAssertEqual(result.report.checks.map(\.name), ["format", "issuer_trust", "issuer_authentication", "status"])
+        XCTAssertEqual(result.notApplicable.map(\.name), ["device_authentication", "claims"])
+        XCTAssertEqual(result.report.claims[EUDIPID.docType]?[EUDIPID.nameSpace]?["given_name"], "Erika")
+
+        // given_name's item swapped for family_name's value: its digest no longer matches.
+        var items = issuerSigned.nameSpaces[EUDIPID.nameSpace]!
+        let forged = try IssuerSigned.issue(
+            docType: EUDIPID.docType, nameSpaces: [EUDIPID.nameSpace: [("family_name", "Other"), ("given_name", "Erika")]],
+            deviceKey: COSEKey(publicKey: try PrivateKey(generatingFor: .ES256).publicKey),
+            validity: ValidityInfo(signed: now - 60, validFrom: now - 60, validUntil: now + 90 * 86_400),
+            signer: try DocumentSigner(key: signerKey, certificateChain: [ds]))
+        items = items.map { $0.item.elementIdentifier == "family_name"
+            ? forged.nameSpaces[EUDIPID.nameSpace]!.first { $0.item.elementIdentifier == "family_name" }! : $0 }
+        let tampered = IssuerSigned(nameSpaces: [EUDIPID.nameSpace: items], issuerAuth: issuerSigned.issuerAuth)
+        let refused = try fixture.verifier.verifyPixelPass(PixelPass.encode(tampered.base64URL))
+        XCTAssertEqual(refused.report.checks.last.map { [$0.name, "\($0.ok)"] }, ["issuer_authentication", "false"])
+
+        // Without a configured root or a federation: untrusted.
+        let untrusting = try VerifierFixture.make(refuseIssuer: true)
+        let untrusted = try untrusting.verifier.verifyPixelPass(PixelPass.encode(issuerSigned.base64URL))
+        XCTAssertEqual(untrusted.report.checks.last.map { [$0.name, "\($0.ok)"] }, ["issuer_trust", "false"])
     }
 }
