@@ -73,8 +73,10 @@ final class PixelPassTests: XCTestCase {
         let fixture = try VerifierFixture.make()
         let holder = try PrivateKey(generatingFor: .ES256)
         let credential = try fixture.issuer.issue(holder: holder, now: fixture.clock.now())
+        let wrapped = JSONValue.object(["credentials": [["credential": .string(credential.serialized)]]]).serialized()
         for text in [PixelPass.encode(credential.serialized),
-                     PixelPass.encode(JSONValue.object(["credential": .string(credential.serialized)]).serialized())] {
+                     PixelPass.encode(JSONValue.object(["credential": .string(credential.serialized)]).serialized()),
+                     Base45.encode(try StatusList.deflate(Array(wrapped.utf8)))] {
             let result = try fixture.verifier.verifyPixelPass(text)
             XCTAssertTrue(result.report.verified, "\(result.report.checks)")
             XCTAssertEqual(result.format, "dc+sd-jwt")

@@ -47,16 +47,15 @@ extension Verifier {
         switch payload {
         case .text(let string):
             result.encoding = "text"
-            credential = string
+            // JSON deflated as text (not CBOR-encoded first, as other encoders do) reads as JSON.
+            if string.first == "{", let json = try? JSONValue.parse(Array(string.utf8)) {
+                credential = try Self.credentialText(in: json)
+            } else {
+                credential = string
+            }
         case .json(let json):
             result.encoding = "cbor"
-            // A JSON string, or an OpenID4VCI credential response entry {"credential": ...}.
-            if let string = json.stringValue ?? json["credential"]?.stringValue
-                ?? json["credentials"]?.arrayValue?.first?["credential"]?.stringValue {
-                credential = string
-            } else {
-                throw .invalidRequest("pixelpass: the JSON inside is not an SD-JWT VC or mso_mdoc credential (W3C JSON-LD credentials, Inji's ldp_vc, are not verified here)")
-            }
+            credential = try Self.credentialText(in: json)
         }
         let trimmed = credential.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.contains("~") {
@@ -69,6 +68,16 @@ extension Verifier {
             throw .invalidRequest("pixelpass: the payload is neither a compact SD-JWT VC nor a base64url mdoc IssuerSigned")
         }
         return result
+    }
+
+    /// The credential in a JSON payload: a JSON string, or an OpenID4VCI credential response
+    /// (entry) `{"credential": ...}` / `{"credentials": [{"credential": ...}]}`.
+    static func credentialText(in json: JSONValue) throws(VerificationError) -> String {
+        guard let string = json.stringValue ?? json["credential"]?.stringValue
+            ?? json["credentials"]?.arrayValue?.first?["credential"]?.stringValue else {
+            throw .invalidRequest("pixelpass: the JSON inside is not an SD-JWT VC or mso_mdoc credential (W3C JSON-LD credentials, Inji's ldp_vc, are not verified here)")
+        }
+        return string
     }
 
     /// An SD-JWT VC without a verifier-chosen nonce: the issuer's part in full, no key binding.
