@@ -6,6 +6,7 @@ import MDoc
 import SDJWT
 import StatusList
 import Support
+import TestSupport
 @testable import Verification
 import XCTest
 
@@ -43,6 +44,24 @@ final class PixelPassTests: XCTestCase {
         XCTAssertEqual(inflated.first.map { $0 >> 5 }, 5, "a CBOR map inside")
         XCTAssertEqual(try PixelPass.decode(encoded), .json(try JSONValue.parse(json)))
         XCTAssertEqual(Array(try Base45.decode(encoded).prefix(2)), [0x78, 0xDA], "a zlib stream (RFC 1950) at level 9")
+    }
+
+    /// Our JSON PixelPass decoded independently: `base45` + zlib + `cbor2` from PyPI, as MOSIP's
+    /// decoder does it (base45, inflate, CBOR), gives the JSON back.
+    func testJSONPixelPassDecodesWithPythonLibraries() throws {
+        let json = #"{"credential": "eyJ.x.y~", "n": 7, "neg": -300, "f": 2.5, "flags": [true, false, null], "ü": {"a": "b"}}"#
+        let script = """
+            import json, sys, zlib
+            try:
+                import base45, cbor2
+            except ImportError:
+                sys.exit(3)
+            raw = base45.b45decode(sys.stdin.read().strip())
+            assert raw[:2] == b"\\x78\\xda", raw[:2]
+            print(json.dumps(cbor2.loads(zlib.decompress(raw)), sort_keys=True))
+            """
+        let output = try PythonRunner.run(script, input: PixelPass.encode(json))
+        XCTAssertEqual(try JSONValue.parse(Array(output.utf8)), try JSONValue.parse(Array(json.utf8)))
     }
 
     func testBombsAndGarbageAreRefusedWithTheReason() throws {
