@@ -118,7 +118,7 @@ let package = Package(
         ]),
         .executableTarget(name: "trustbed", dependencies: [
             "Trustbed", "Federation", "Issuance", "JOSE", "JSON", "Store", "Support", "Cryptography", "SDJWT", "MDoc",
-            "CBOR", "COSE", "StatusList", "Verification", "Wallet", "WalletBench", "WalletProvider",
+            "CBOR", "COSE", "StatusList", "Verification", "Wallet", "WalletBench", "WalletProvider", "Pages",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -18,8 +18,14 @@ public struct QRCode: Sendable, Equatable {
         public var description: String { "\(bytes) bytes do not fit in a QR code" }
     }
 
-    public init(encoding text: String) throws(TooLong) {
-        guard let code = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1) else {
+    /// Error correction levels (ISO/IEC 18004 §7.5.1): L restores about 7 % of the symbol, M 15 %.
+    public enum Level: Sendable { case low, medium }
+
+    /// `level`: M for links on screens; L where capacity matters more (PixelPass, which MOSIP's
+    /// library also draws at L). libqrencode picks the densest mode per segment, so a base45 text
+    /// is encoded alphanumerically.
+    public init(encoding text: String, level: Level = .medium) throws(TooLong) {
+        guard let code = QRcode_encodeString(text, 0, level == .low ? QR_ECLEVEL_L : QR_ECLEVEL_M, QR_MODE_8, 1) else {
             throw TooLong(bytes: text.utf8.count)
         }
         defer { QRcode_free(code) }

@@ -26,7 +26,7 @@ extension StatusList {
         try self.init(bits: bits, bytes: try Self.inflate(compressed, maximumBytes: maximumBytes))
     }
 
-    static func deflate(_ input: [UInt8]) throws(StatusListError) -> [UInt8] {
+    public static func deflate(_ input: [UInt8]) throws(StatusListError) -> [UInt8] {
         var length = compressBound(uLong(input.count))
         var output = [UInt8](repeating: 0, count: Int(length))
         let result = output.withUnsafeMutableBufferPointer { out in
@@ -43,7 +43,7 @@ extension StatusList {
 
     /// Streams through inflate in chunks so a bomb is stopped at `maximumBytes` rather than after
     /// allocating its full size. The stream must end exactly at the input's end.
-    static func inflate(_ input: [UInt8], maximumBytes: Int) throws(StatusListError) -> [UInt8] {
+    public static func inflate(_ input: [UInt8], maximumBytes: Int) throws(StatusListError) -> [UInt8] {
         guard !input.isEmpty else { throw .malformedList("empty lst") }
         var stream = z_stream()
         guard trustbed_inflate_init(&stream) == Z_OK else { throw .compression("inflateInit failed") }

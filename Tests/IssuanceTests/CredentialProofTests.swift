@@ -25,7 +25,7 @@ enum CredentialTestProvider {
     }()
 
     static func make(clock: ManualClock = ManualClock(start), batchSize: Int = 3, encryptionRequired: Bool = false,
-                     database: Database? = nil) throws -> PIDProvider {
+                     database: Database? = nil, injiCompat: Bool = false) throws -> PIDProvider {
         let personas = [
             Persona(id: "erika", personalAdministrativeNumber: "1",
                     claims: ["given_name": "Erika", "family_name": "Mustermann", "birthdate": "1984-01-26"]),
@@ -36,6 +36,7 @@ enum CredentialTestProvider {
         configuration.batchSize = batchSize
         configuration.encryptionRequired = encryptionRequired
         configuration.deferredInterval = 5
+        configuration.injiCompat = injiCompat
         return PIDProvider(
             issuer: issuer, entityName: "pid-provider", configuration: configuration, keys: keys,
             database: try database ?? Database(path: ":memory:"), clock: clock, logger: Logger(label: "credential-tests"),

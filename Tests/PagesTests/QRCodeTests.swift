@@ -45,6 +45,18 @@ final class QRCodeTests: XCTestCase {
         XCTAssertEqual(output.split(separator: "\n", maxSplits: 1).last.map(String.init), link)
     }
 
+    /// Level L and alphanumeric mode (PixelPass's base45 text): 4,000 characters fit in one code
+    /// at L (version 40 holds 4,296) but not at M (at most 3,391), and zxing-cpp reads them back.
+    func testBase45TextAtLevelLFitsWhereMDoesNot() throws {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:")
+        let text = String((0..<4_000).map { alphabet[($0 * 7 + $0 / 45) % 45] })
+        XCTAssertThrowsError(try QRCode(encoding: text))
+        let code = try QRCode(encoding: text, level: .low)
+        XCTAssertEqual(code.size, 173, "version 39: 4,087 alphanumeric characters at L")
+        let output = try PythonRunner.run(Self.decodePNG, input: Data(code.png(scale: 3)).base64EncodedString())
+        XCTAssertEqual(output.split(separator: "\n", maxSplits: 1).last.map(String.init), text)
+    }
+
     func testSVGHasOnePathOfTheDarkModules() throws {
         let code = try QRCode(encoding: "openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fa.example%2Fo")
         let svg = code.svg()

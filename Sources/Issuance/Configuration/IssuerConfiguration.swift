@@ -33,6 +33,9 @@ public struct IssuerConfiguration: Sendable {
     /// The token response carries `credential_previews` (see the README): the claims the
     /// credentials will hold, so a wallet can compare recovery codes before it asks for them.
     public var tokenClaimsPreview = false
+    /// `inji_compat`: also read MOSIP Inji's draft-13 credential request shape (`format` + `vct` /
+    /// `doctype` / `credential_definition`, singular `proof`); see `CredentialRequest+Inji.swift`.
+    public var injiCompat = false
     /// Trust Anchors (entity names or IDs) a wallet provider's chain must reach for its client
     /// attestations to count; names are turned into IDs by the composition root.
     public var trustAnchors: [String] = []
@@ -73,7 +76,7 @@ public struct IssuerConfiguration: Sendable {
         "request_uri_lifetime", "proof_window", "deferred_interval", "encryption_required", "token_claims_preview",
         "trust_anchors", "attestation_roots", "display", "issuing_country", "issuing_authority",
         "clients",
-        "key_attestations_required",
+        "key_attestations_required", "inji_compat",
     ]
 
     /// Reads `services.pid_provider`. `loadPersonas` reads a persona file named by a relative
@@ -106,6 +109,7 @@ public struct IssuerConfiguration: Sendable {
         if let v = try reader.optionalBool("require_client_attestation") { c.requireClientAttestation = v }
         if let v = try reader.optionalBool("encryption_required") { c.encryptionRequired = v }
         if let v = try reader.optionalBool("token_claims_preview") { c.tokenClaimsPreview = v }
+        if let v = try reader.optionalBool("inji_compat") { c.injiCompat = v }
         c.batchSize = Int(try positive(reader, "batch_size", default: Int64(c.batchSize), max: 100))
         c.credentialLifetime = try positive(reader, "credential_lifetime", default: c.credentialLifetime, max: 10 * 365 * 86_400)
         c.offerLifetime = try positive(reader, "offer_lifetime", default: c.offerLifetime, max: 365 * 86_400)

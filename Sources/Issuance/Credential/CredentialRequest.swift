@@ -57,8 +57,15 @@ public struct CredentialRequest: Sendable, Equatable {
     public let proofs: Proofs
     public let responseEncryption: ResponseEncryption?
 
-    public static func parse(_ value: JSONValue) throws(IssuanceError) -> CredentialRequest {
+    /// `injiConfigurations`: the issuer's configurations when `inji_compat` is on, so a request
+    /// in Inji's draft-13 shape is mapped onto them (`CredentialRequest+Inji.swift`); nil reads
+    /// 1.0 requests only.
+    public static func parse(_ value: JSONValue, injiConfigurations: [CredentialConfiguration]? = nil)
+        throws(IssuanceError) -> CredentialRequest {
         guard let object = value.objectValue else { throw .invalidCredentialRequest("the request must be a JSON object") }
+        if let injiConfigurations, isInjiShape(object) {
+            return try parseInji(object, configurations: injiConfigurations)
+        }
         let configurationID = try optionalString(object, "credential_configuration_id")
         let identifier = try optionalString(object, "credential_identifier")
         let target: Target

@@ -15,7 +15,8 @@ extension PIDProvider {
     public func credentialResponse(grant: AccessGrant, mediaType: String?, body: [UInt8]) throws(IssuanceError)
         -> CredentialEndpointResponse {
         let decoded = try decodeCredentialRequestBody(mediaType: mediaType, body: body)
-        let request = try CredentialRequest.parse(decoded.json)
+        let request = try CredentialRequest.parse(
+            decoded.json, injiConfigurations: configuration.injiCompat ? configuration.credentialConfigurations : nil)
         try checkEncryption(request.responseEncryption, requestEncrypted: decoded.encrypted)
         let credentialConfiguration = try requestedConfiguration(request.target, grant: grant)
         guard let persona = configuration.persona(id: grant.personaID) else {

@@ -71,6 +71,7 @@ public struct VerifierRoutes: Sendable {
         router.get("/verifier-ca.pem", memo: true) { _, _, _ in ca }
         addPageRoutes(to: &router)
         if let apple { Self.addAppleRoutes(apple, to: &router) }
+        Self.addPixelPassRoutes(verifier, to: &router)
         return router
     }
 

@@ -110,7 +110,7 @@ extension Verifier {
     }
 
     /// Token Status List §8: the entry at `idx` of the list at `uri` must be VALID (0x00).
-    private func checkStatus(_ status: JSONValue?, keys: JWKSet, check: String, report: inout VerificationReport) -> Bool {
+    func checkStatus(_ status: JSONValue?, keys: JWKSet, check: String, report: inout VerificationReport) -> Bool {
         guard let status else {
             report.pass(check, "the credential names no status list")
             return true
