@@ -144,7 +144,7 @@ extension Verifier {
             ("device_authentication", "an IssuerSigned has no DeviceSigned: with no SessionTranscript of this verifier there is nothing for the device key to sign (ISO/IEC 18013-5 §9.1.3 cannot run)"),
             ("claims", "no DCQL query: every element is reported"),
         ]
-        guard let (roots, statusKeys) = mdocIssuerRoots(signer: signer, report: &result.report) else { return }
+        guard let (roots, statusKeys) = mdocIssuerRoots(signer: signer, check: "issuer_trust", report: &result.report) else { return }
         let verified: VerifiedIssuerSigned
         do {
             verified = try issuerSigned.verify(at: clock.now(), trustAnchors: roots)
@@ -165,33 +165,5 @@ extension Verifier {
             result.report.pass("status", "the MSO names no status list")
         }
         result.report.claims = .object([verified.docType: .object(verified.elements.mapValues { .object($0.mapValues(VerificationReport.json)) })])
-    }
-
-    /// IACA roots for a document signer: the issuer it names (subjectAltName URI) trusted through
-    /// the federation, with its IACA from `<issuer>/iaca.pem` and its jwks for the status list,
-    /// else the configured `issuer_roots`. Shared in spirit with the OpenID4VP mdoc path.
-    private func mdocIssuerRoots(signer: Certificate, report: inout VerificationReport) -> ([Certificate], JWKSet?)? {
-        let issuer = (signer.subjectAlternativeNames ?? []).compactMap { if case .uri(let u) = $0 { u } else { nil } }.first
-        var reasons: [String] = []
-        if let issuer, let issuerTrust, let iacas {
-            do {
-                let (metadata, anchor) = try issuerTrust.resolvedMetadata(entityID: issuer, trustAnchors: trustAnchors)
-                let roots = try iacas.iacaCertificates(issuer: issuer)
-                let keys = metadata["openid_credential_issuer"]?["jwks"].flatMap { try? JWKSet(json: $0) }
-                report.pass("issuer_trust", "trust chain from \(issuer) to \(anchor); IACA from \(issuer)/iaca.pem")
-                return (roots + issuerRoots, keys)
-            } catch {
-                reasons.append("federation: \(error)")
-            }
-        } else {
-            reasons.append(issuer == nil ? "the document signer names no issuer URI" : "this server runs no federation")
-        }
-        guard !issuerRoots.isEmpty else {
-            report.fail("issuer_trust", "\(issuer ?? signer.subjectText) is not trusted: " + reasons.joined(separator: "; ")
-                        + "; x5chain: no issuer_roots configured")
-            return nil
-        }
-        report.pass("issuer_trust", "the document signer is checked against the configured issuer_roots")
-        return (issuerRoots, nil)
     }
 }

@@ -33,31 +33,7 @@ extension Verifier {
         report.pass(name("format"), "mso_mdoc DeviceResponse, \(bytes.count) bytes")
 
         // The issuer: the URI the document signer names (its subjectAltName, as the PID Provider's do).
-        var roots = issuerRoots
-        var statusKeys: JWKSet?
-        let issuer = (signer.subjectAlternativeNames ?? []).compactMap { if case .uri(let u) = $0 { u } else { nil } }.first
-        var reasons: [String] = []
-        if let issuer, let issuerTrust {
-            do {
-                let (metadata, anchor) = try issuerTrust.resolvedMetadata(entityID: issuer, trustAnchors: trustAnchors)
-                guard let iacas else { throw VerificationError.invalidRequest("no IACA source") }
-                roots += try iacas.iacaCertificates(issuer: issuer)
-                if let jwks = metadata["openid_credential_issuer"]?["jwks"] { statusKeys = try? JWKSet(json: jwks) }
-                report.pass(name("issuer_trust"), "trust chain from \(issuer) to \(anchor); IACA from \(issuer)/iaca.pem")
-            } catch {
-                reasons.append("federation: \(error)")
-            }
-        } else {
-            reasons.append(issuer == nil ? "the document signer names no issuer URI" : "this server runs no federation")
-        }
-        if statusKeys == nil {
-            guard !issuerRoots.isEmpty else {
-                report.fail(name("issuer_trust"), "\(issuer ?? signer.subjectText) is not trusted: " + reasons.joined(separator: "; ")
-                            + "; x5chain: no issuer_roots configured")
-                return nil
-            }
-            report.pass(name("issuer_trust"), "the document signer is checked against the configured issuer_roots")
-        }
+        guard let (roots, statusKeys) = mdocIssuerRoots(signer: signer, check: name("issuer_trust"), report: &report) else { return nil }
 
         // B.2.6.1: the handover binds client id, nonce, the encryption key's thumbprint
         // (direct_post.jwt) and the response_uri.
