@@ -39,18 +39,52 @@ final class DCQLQueryTests: XCTestCase {
     func testRefusalsNameTheMember() {
         let sd = #""format": "dc+sd-jwt", "meta": {"vct_values": ["v"]}"#
         XCTAssertNotNil(refusal(#"{"credentials": []}"#)?.contains("credentials"))
-        XCTAssertTrue(refusal(#"{"credentials": [{"id": "a", \#(sd)}], "credential_sets": []}"#)!.contains("not supported"))
+        XCTAssertTrue(refusal(#"{"credentials": [{"id": "a", \#(sd)}], "credential_sets": []}"#)!.contains("credential_sets"))
+        XCTAssertTrue(refusal(#"{"credentials": [{"id": "a", \#(sd)}], "credential_sets": [{"options": [["b"]]}]}"#)!
+            .contains("b is not the id of a credential query"))
+        XCTAssertTrue(refusal(#"{"credentials": [{"id": "a", \#(sd), "claim_sets": [["x"]]}]}"#)!.contains("claim_sets needs claims"))
+        XCTAssertTrue(refusal(#"{"credentials": [{"id": "a", \#(sd), "trusted_authorities": []}]}"#)!.contains("not supported"))
         XCTAssertTrue(refusal(#"{"credentials": [{"id": "a b", \#(sd)}]}"#)!.contains("dcql_query.credentials[0].id"))
         XCTAssertTrue(refusal(#"{"credentials": [{"id": "a", \#(sd)}, {"id": "a", \#(sd)}]}"#)!.contains("used twice"))
         XCTAssertTrue(refusal(#"{"credentials": [{"id": "a", "format": "ldp_vc", "meta": {}}]}"#)!.contains("format"))
         XCTAssertTrue(refusal(#"{"credentials": [{"id": "a", \#(sd), "claims": [{"path": [true]}]}]}"#)!.contains("path element"))
         XCTAssertTrue(refusal(#"{"credentials": [{"id": "a", \#(sd), "claims": [{"path": ["x"]}], "claim_sets": [["x"]]}]}"#)!
-            .contains("claim_sets"))
+            .contains("x is not the id of a claim"))
         XCTAssertTrue(refusal(#"{"credentials": [{"id": "m", "format": "mso_mdoc", "meta": {"doctype_value": "d"}, "claims": [{"path": ["ns"]}]}]}"#)!
             .contains("namespace"))
         XCTAssertTrue(refusal(#"{"credentials": [{"id": "a", \#(sd), "require_cryptographic_holder_binding": false}]}"#)!
             .contains("holder binding"))
         XCTAssertTrue(refusal(#"{"credentials": [{"id": "a", \#(sd), "surprise": 1}]}"#)!.contains("surprise"))
+    }
+
+    func testCredentialSetsAndClaimSets() throws {
+        let q = try parse("""
+            {"credentials": [
+              {"id": "pid", "format": "dc+sd-jwt", "meta": {"vct_values": ["v"]},
+               "claims": [{"id": "a", "path": ["age_equal_or_over", "18"]}, {"id": "b", "path": ["birthdate"]}, {"id": "n", "path": ["given_name"]}],
+               "claim_sets": [["a"], ["b", "n"]]},
+              {"id": "mdl", "format": "mso_mdoc", "meta": {"doctype_value": "d"}}],
+             "credential_sets": [{"options": [["pid"], ["mdl"]], "purpose": "age"}, {"options": [["mdl"]], "required": false}]}
+            """)
+        XCTAssertEqual(q.credentialSets, [DCQLQuery.CredentialSet(options: [["pid"], ["mdl"]], required: true),
+                                          DCQLQuery.CredentialSet(options: [["mdl"]], required: false)])
+        let pid = q.credentials[0]
+        XCTAssertEqual(pid.claimOptions?.map { $0.compactMap(\.id) }, [["a"], ["b", "n"]])
+
+        // The first option answered; the second; neither (one claim of the second only); more than one option's claims.
+        let first = DCQLClaimMatching.check(pid, claims: ["age_equal_or_over": ["18": true]], disclosed: [JSONPath("age_equal_or_over", "18")])
+        XCTAssertTrue(first.ok, first.detail)
+        XCTAssertTrue(first.detail.hasPrefix("claim set 1 of 2"), first.detail)
+        let second = DCQLClaimMatching.check(pid, claims: ["birthdate": "1990-01-01", "given_name": "Erika"],
+                                             disclosed: [JSONPath("birthdate"), JSONPath("given_name")])
+        XCTAssertTrue(second.ok && second.detail.hasPrefix("claim set 2 of 2"), second.detail)
+        let partial = DCQLClaimMatching.check(pid, claims: ["birthdate": "1990-01-01"], disclosed: [JSONPath("birthdate")])
+        XCTAssertFalse(partial.ok)
+        XCTAssertTrue(partial.detail.contains("no claim set is answered") && partial.detail.contains("given_name is missing"), partial.detail)
+        let both = DCQLClaimMatching.check(pid, claims: ["age_equal_or_over": ["18": true], "birthdate": "1990-01-01"],
+                                           disclosed: [JSONPath("age_equal_or_over", "18"), JSONPath("birthdate")])
+        XCTAssertFalse(both.ok, "disclosing beyond the chosen option is refused")
+        XCTAssertTrue(both.detail.contains("discloses birthdate"), both.detail)
     }
 
     func testClaimSelectionAndCoverage() throws {

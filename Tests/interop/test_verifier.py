@@ -303,6 +303,54 @@ def test_nl_bsn_template(vp):
     assert res["state"] == "verified" and res["claims"]["pid"]["bsn"], res
 
 
+# ---------------------------------------------------------------------------- credential_sets and claim_sets
+
+SETS_QUERY = {
+    "credentials": [
+        {"id": "pid", "format": "dc+sd-jwt", "meta": {"vct_values": [SD]},
+         "claims": [{"id": "age", "path": ["age_equal_or_over", "18"]},
+                    {"id": "birth", "path": ["birthdate"]}, {"id": "name", "path": ["given_name"]}],
+         "claim_sets": [["age"], ["birth", "name"]]},
+        {"id": "mdl", "format": "mso_mdoc", "meta": {"doctype_value": "org.iso.18013.5.1.mDL"}},
+    ],
+    "credential_sets": [{"options": [["pid"], ["mdl"]], "purpose": "proof of age"},
+                        {"options": [["mdl"]], "required": False}],
+}
+
+
+def sets_request(vp):
+    created = create_request(vp, {"dcql_query": SETS_QUERY, "response_mode": "direct_post"})
+    _, claims, client_id = fetch_request_object(vp, created)
+    assert claims["dcql_query"] == SETS_QUERY
+    return created, claims, client_id
+
+
+@pytest.mark.parametrize("names", [{"age_equal_or_over", "18"}, {"birthdate", "given_name"}])
+def test_one_claim_set_and_one_credential_set_option_answer_the_query(vp, names):
+    """OpenID4VP 1.0 §6.4: pid alone satisfies the required set (the optional mdl set is left
+    unanswered), and either claim set of pid is accepted, naming the one that matched."""
+    credential, holder, _ = obtain_pid(vp)
+    created, claims, client_id = sets_request(vp)
+    token = present(credential, holder, names=names, aud=client_id, nonce=claims["nonce"])
+    r = post_response(vp, claims, {"pid": [token]})
+    assert r.status_code == 200, describe(r)
+    res = result(vp, created["id"])
+    assert res["state"] == "verified", res
+    want = "claim set 1 of 2" if "18" in names else "claim set 2 of 2"
+    assert want in check(res, "pid.claims")["detail"], res
+    assert "answered: pid" in check(res, "credential_sets")["detail"], res
+
+
+def test_claims_beyond_the_chosen_claim_set_or_an_unanswered_required_set_are_refused(vp):
+    credential, holder, _ = obtain_pid(vp)
+    created, claims, client_id = sets_request(vp)
+    token = present(credential, holder, names={"birthdate"}, aud=client_id, nonce=claims["nonce"])
+    refused(vp, created, post_response(vp, claims, {"pid": [token]}), "pid.claims", "no claim set is answered")
+
+    created, claims, client_id = sets_request(vp)
+    refused(vp, created, post_response(vp, claims, {}), "vp_token", "credential set 1 is required")
+
+
 # ---------------------------------------------------------------------------- refusals
 
 def fresh(vp, template="name_and_birth_date", mode="direct_post"):

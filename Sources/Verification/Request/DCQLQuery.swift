@@ -1,9 +1,9 @@
 import JSON
 
 /// A Digital Credentials Query Language query (OpenID4VP 1.0 §6), decoded once with the path
-/// of a bad member in the error. What this verifier cannot honour (`credential_sets`,
-/// `claim_sets`, `trusted_authorities`) is refused when the request is made, so no wallet is
-/// asked something the verifier would then check differently.
+/// of a bad member in the error. What this verifier cannot honour (`trusted_authorities`) is
+/// refused when the request is made, so no wallet is asked something the verifier would then
+/// check differently.
 public struct DCQLQuery: Sendable, Equatable {
     public struct ClaimQuery: Sendable, Equatable {
         public let id: String?
@@ -43,10 +43,30 @@ public struct DCQLQuery: Sendable, Equatable {
         public let types: [String]
         /// nil: every claim of the credential is requested (§6.1, `claims` absent).
         public let claims: [ClaimQuery]?
+        /// §6.1 `claim_sets`: options of claim ids, the wallet answering with one of them (the
+        /// first it can, by preference). nil: every claim of `claims` is requested.
+        public let claimSets: [[String]]?
         public let multiple: Bool
+
+        /// What an answer may disclose: one list of claims per acceptable option, in the
+        /// query's order of preference (one list, `claims` itself, without `claim_sets`).
+        public var claimOptions: [[ClaimQuery]]? {
+            guard let claims else { return nil }
+            guard let claimSets else { return [claims] }
+            return claimSets.map { set in claims.filter { claim in claim.id.map(set.contains) ?? false } }
+        }
+    }
+
+    /// §6.2: one of `options` (each a list of credential query ids) must be answered when the
+    /// set is `required`.
+    public struct CredentialSet: Sendable, Equatable {
+        public let options: [[String]]
+        public let required: Bool
     }
 
     public let credentials: [CredentialQuery]
+    /// nil: every credential query must be answered (§6.4.2).
+    public let credentialSets: [CredentialSet]?
     /// The query as received, for the request object.
     public let json: JSONValue
 
@@ -55,14 +75,13 @@ public struct DCQLQuery: Sendable, Equatable {
     public static func parse(_ value: JSONValue) throws(JSONReadError) -> DCQLQuery {
         let reader = try JSONReader(value, path: JSONPath("dcql_query"))
         try reader.rejectUnknown(allowed: ["credentials", "credential_sets"])
-        if reader.contains("credential_sets") { throw reader.invalid("credential_sets", "credential_sets is not supported by this verifier") }
         var credentials: [CredentialQuery] = []
         for field in try reader.array("credentials", nonEmpty: true) {
             let c = try field.object()
             try c.rejectUnknown(allowed: ["id", "format", "meta", "claims", "multiple", "claim_sets", "require_cryptographic_holder_binding",
                                           "trusted_authorities"])
-            for unsupported in ["claim_sets", "trusted_authorities"] where c.contains(unsupported) {
-                throw c.invalid(unsupported, "\(unsupported) is not supported by this verifier")
+            if c.contains("trusted_authorities") {
+                throw c.invalid("trusted_authorities", "trusted_authorities is not supported by this verifier")
             }
             if let binding = try c.optionalBool("require_cryptographic_holder_binding"), !binding {
                 throw c.invalid("require_cryptographic_holder_binding", "this verifier always requires holder binding")
@@ -107,10 +126,48 @@ public struct DCQLQuery: Sendable, Equatable {
                     claims?.append(ClaimQuery(id: try q.optionalString("id"), path: path, values: values))
                 }
             }
-            credentials.append(CredentialQuery(id: id, format: format, types: types, claims: claims,
+            let claimSets = try parseClaimSets(c, claims: claims)
+            credentials.append(CredentialQuery(id: id, format: format, types: types, claims: claims, claimSets: claimSets,
                                                multiple: try c.optionalBool("multiple") ?? false))
         }
-        return DCQLQuery(credentials: credentials, json: value)
+        let sets = try parseCredentialSets(reader, ids: Set(credentials.map(\.id)))
+        return DCQLQuery(credentials: credentials, credentialSets: sets, json: value)
+    }
+
+    /// §6.1: `claim_sets` needs `claims`, and names claims by their ids, which must then be
+    /// present and unique.
+    private static func parseClaimSets(_ c: JSONReader, claims: [ClaimQuery]?) throws(JSONReadError) -> [[String]]? {
+        guard let fields = try c.optionalArray("claim_sets", nonEmpty: true) else { return nil }
+        guard let claims else { throw c.invalid("claim_sets", "claim_sets needs claims (§6.1)") }
+        let ids = claims.compactMap(\.id)
+        guard Set(ids).count == ids.count else { throw c.invalid("claims", "claim ids must be unique (§6.3)") }
+        var sets: [[String]] = []
+        for field in fields {
+            let option = try field.stringArray(nonEmpty: true)
+            guard let unknown = option.first(where: { !ids.contains($0) }) else { sets.append(option); continue }
+            throw field.invalid("\(unknown) is not the id of a claim of this credential query")
+        }
+        return sets
+    }
+
+    /// §6.2: `credential_sets`, each with non-empty `options` naming credential query ids.
+    private static func parseCredentialSets(_ reader: JSONReader, ids: Set<String>) throws(JSONReadError) -> [CredentialSet]? {
+        guard let fields = try reader.optionalArray("credential_sets", nonEmpty: true) else { return nil }
+        var sets: [CredentialSet] = []
+        for field in fields {
+            let set = try field.object()
+            try set.rejectUnknown(allowed: ["options", "required", "purpose"])
+            var options: [[String]] = []
+            for optionField in try set.array("options", nonEmpty: true) {
+                let option = try optionField.stringArray(nonEmpty: true)
+                if let unknown = option.first(where: { !ids.contains($0) }) {
+                    throw optionField.invalid("\(unknown) is not the id of a credential query")
+                }
+                options.append(option)
+            }
+            sets.append(CredentialSet(options: options, required: try set.optionalBool("required") ?? true))
+        }
+        return sets
     }
 
     private static func isIDCharacter(_ c: UInt8) -> Bool {

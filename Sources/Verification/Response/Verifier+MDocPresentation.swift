@@ -47,32 +47,15 @@ extension Verifier {
         }
         guard result.verified, let document = result.documents.first else { return nil }
 
-        // DCQL claims (§6.3, §7.2: [namespace, element]): each present, nothing else disclosed.
-        if let requested = query.claims {
-            let wanted = requested.compactMap { claim -> (String, String)? in
-                guard case .member(let ns) = claim.path[0], case .member(let element) = claim.path[1] else { return nil }
-                return (ns, element)
-            }
-            for (claim, (ns, element)) in zip(requested, wanted) {
-                guard let value = document.elements[ns]?[element] else {
-                    report.fail(name("claims"), "requested element \(ns)/\(element) is missing from the presentation")
-                    return nil
-                }
-                if let values = claim.values, !values.contains(VerificationReport.json(value)) {
-                    report.fail(name("claims"), "element \(ns)/\(element) is not one of the requested values")
-                    return nil
-                }
-            }
-            for (ns, elements) in document.elements {
-                for element in elements.keys.sorted() where !wanted.contains(where: { $0 == (ns, element) }) {
-                    report.fail(name("claims"), "discloses \(ns)/\(element), which the query did not ask for")
-                    return nil
-                }
-            }
-            report.pass(name("claims"), "requested: \(wanted.map { "\($0.0)/\($0.1)" }.joined(separator: ", ")); nothing else disclosed")
-        } else {
-            report.pass(name("claims"), "the query asks for every element")
+        // DCQL claims (§6.3, §7.2: [namespace, element]) and claim_sets: one option answered, nothing else disclosed.
+        let elements = JSONValue.object(document.elements.mapValues { .object($0.mapValues(VerificationReport.json)) })
+        let places = document.elements.flatMap { ns, items in items.keys.sorted().map { JSONPath(ns, $0) } }
+        let (ok, detail) = DCQLClaimMatching.check(query, claims: elements, disclosed: places)
+        guard ok else {
+            report.fail(name("claims"), detail)
+            return nil
         }
+        report.pass(name("claims"), detail)
 
         if let status = document.status {
             guard let keys = statusKeys else {
@@ -94,6 +77,6 @@ extension Verifier {
         } else {
             report.pass(name("status"), "the MSO names no status list")
         }
-        return .object(document.elements.mapValues { .object($0.mapValues(VerificationReport.json)) })
+        return elements
     }
 }

@@ -95,9 +95,19 @@ extension Verifier {
             report.fail("vp_token", "vp_token answers \(unknown), which the DCQL query does not ask for")
             return report
         }
+        if let sets = query.credentialSets {
+            // §6.4.2: each required set answered by one of its options; what no option needs may be left out.
+            for (index, set) in sets.enumerated() where set.required && !set.options.contains(where: { $0.allSatisfy { vpToken[$0] != nil } }) {
+                report.fail("vp_token", "credential set \(index + 1) is required and none of its options is answered: "
+                            + set.options.map { $0.joined(separator: " + ") }.joined(separator: " | "))
+                return report
+            }
+            report.pass("credential_sets", "answered: " + vpToken.keys.sorted().joined(separator: ", "))
+        }
         var claims: [String: JSONValue] = [:]
         for credential in query.credentials {
             guard let presentations = vpToken[credential.id] else {
+                if query.credentialSets != nil { continue }
                 report.fail("vp_token", "credential query \(credential.id) is not answered")
                 return report
             }

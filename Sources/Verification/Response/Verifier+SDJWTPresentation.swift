@@ -81,32 +81,12 @@ extension Verifier {
         return .object(claims)
     }
 
-    /// DCQL `claims` (§6.3): each requested claim present (with one of its `values`), and no
-    /// disclosure beyond them (the holder must not disclose more than asked).
+    /// DCQL `claims` and `claim_sets` (§6.3, §6.4.1): see `DCQLClaimMatching.check`.
     private func checkClaims(_ verified: VerifiedSDJWT, query: DCQLQuery.CredentialQuery, check: String,
                              report: inout VerificationReport) -> Bool {
-        guard let requested = query.claims else {
-            report.pass(check, "the query asks for every claim; \(verified.disclosed.count) disclosed")
-            return true
-        }
-        let claims = JSONValue.object(verified.claims)
-        for claim in requested {
-            let found = DCQLClaimMatching.select(claim.path, in: claims)
-            guard !found.isEmpty else {
-                report.fail(check, "requested claim \(claim.pathDescription) is missing from the presentation")
-                return false
-            }
-            if let values = claim.values, !found.allSatisfy({ values.contains($0) }) {
-                report.fail(check, "claim \(claim.pathDescription) is not one of the requested values")
-                return false
-            }
-        }
-        for disclosure in verified.disclosed where !requested.contains(where: { DCQLClaimMatching.covers($0.path, disclosure.path) }) {
-            report.fail(check, "discloses \(DCQLClaimMatching.describe(disclosure.path)), which the query did not ask for")
-            return false
-        }
-        report.pass(check, "requested: \(requested.map(\.pathDescription).joined(separator: ", ")); nothing else disclosed")
-        return true
+        let (ok, detail) = DCQLClaimMatching.check(query, claims: .object(verified.claims), disclosed: verified.disclosed.map(\.path))
+        if ok { report.pass(check, detail) } else { report.fail(check, detail) }
+        return ok
     }
 
     /// Token Status List §8: the entry at `idx` of the list at `uri` must be VALID (0x00).
