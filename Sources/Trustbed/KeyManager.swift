@@ -139,6 +139,9 @@ public final class KeyManager: KeyProvider, @unchecked Sendable {
             start += batch
             let directory = self.directory
             let keys = EntityDirectory.parallelMap(chunk.count) { i -> (String, SigningKey)? in
+                // Checked per key too, so that a stop (the server shutting down) does not wait
+                // for the rest of a batch; the keys already made are still recorded below.
+                guard !stop() else { return nil }
                 let e = chunk[i]
                 guard let key = try? KeyFiles(root: directory, name: e.name).createIfMissing(algorithm: e.algorithm) else { return nil }
                 return (e.name, key)

@@ -57,6 +57,8 @@ public final class TrustbedServer: Sendable {
     private let rootFilesSeen = Locked<[String: [UInt8]?]?>(nil)
     private let running = Locked<(http: HTTPServer?, watcher: FileWatcher?, stopped: Bool)>((nil, nil, false))
     private let stopping = DispatchSemaphore(value: 0)
+    /// The poller and the key generator: `stop()` waits for both (see there).
+    private let background = DispatchGroup()
 
     public init(configuration: ServerConfiguration, logger: Logger, clock: Clock = SystemClock(),
                 fetcher: StatementFetcher? = nil) throws {
@@ -111,10 +113,16 @@ public final class TrustbedServer: Sendable {
             self?.filesChanged(paths)
         }
         running.withLock { $0 = (server, watcher, false) }
-        let poller = Thread { [self] in pollChangeCounter() }
+        background.enter()
+        let poller = Thread { [self] in
+            defer { background.leave() }
+            pollChangeCounter()
+        }
         poller.name = "trustbed-changes"
         poller.start()
+        background.enter()
         let generator = Thread { [self] in
+            defer { background.leave() }
             let started = Date()
             let made = state.read { $0.keys }.generateMissing { self.running.read { $0.stopped } }
             if made > 0 { logger.notice("created the keys of \(made) entities in \(String(format: "%.1f", -started.timeIntervalSinceNow)) s") }
@@ -125,6 +133,12 @@ public final class TrustbedServer: Sendable {
         logger.info("serving \(host.entities.count) entities at \(configuration.effectiveBaseURL)")
     }
 
+    /// Stops serving and returns only once no thread of the server's own is left running: the
+    /// HTTP workers and the file watcher are joined, and the poller and the key generator are
+    /// waited for. The caller usually exits next, and `exit()` runs OpenSSL's atexit cleanup,
+    /// which frees libcrypto's global state: a key generator still creating keys then (a large
+    /// federation's first start) crashed the process now and then on SIGTERM. The generator
+    /// checks the stop flag before each key, so the wait is short.
     public func stop() {
         let (http, watcher) = running.withLock { r -> (HTTPServer?, FileWatcher?) in
             r.stopped = true
@@ -134,6 +148,7 @@ public final class TrustbedServer: Sendable {
         watcher?.stop()
         http?.stop()
         remoteWork.shutdown()
+        background.wait()
     }
 
     /// An edit under `Entities/` reloads the catalog; a key folder removed by hand makes that

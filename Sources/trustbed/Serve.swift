@@ -1,4 +1,5 @@
 import ArgumentParser
+import Cryptography
 import Foundation
 import Logging
 import Federation
@@ -29,6 +30,9 @@ struct Serve: ParsableCommand {
     var purgeInterval: Double = 600
 
     func run() throws {
+        // First, before any key is read: threads the server cannot join may still be inside
+        // libcrypto when exit() runs its atexit handlers (see OpenSSLLifetime).
+        OpenSSLLifetime.keepUntilProcessExit()
         let sink = LogSink()
         // Lines are batched; whatever is pending must reach the journal however run() ends.
         defer { sink.flush() }

@@ -1,3 +1,4 @@
+import Foundation
 import HTTP
 import JSON
 import XCTest
@@ -17,6 +18,42 @@ final class HTTPServerLimitsTests: XCTestCase {
         XCTAssertEqual(response.json, ["error": "invalid_request", "error_description": "request body exceeds 1000 bytes"])
         XCTAssertEqual(response.header("Content-Type"), "application/json")
         XCTAssertTrue(connection.waitForClose())
+    }
+
+    func testQueryParametersOverTheLimitAre414AndClosed() throws {
+        var config = limited
+        config.queryParameterLimit = 3
+        let server = try startServer(config)
+        defer { server.stop() }
+        // Empty pieces are not parameters (as in HTTPRequest.query): three, and all reach the handler.
+        let served = try roundTrip(server.boundPort, "GET /x?a=1&&b=%41&a=3& HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        XCTAssertEqual(served.status, 200)
+        XCTAssertEqual(served.json?["raw_query"], "a=1&&b=%41&a=3&")
+        XCTAssertEqual(served.json?["query"], [["a", "1"], ["b", "A"], ["a", "3"]])
+        let connection = try RawHTTPConnection(port: server.boundPort)
+        connection.send("GET /x?a=1&b=2&c=3&d=4 HTTP/1.1\r\nHost: t\r\n\r\n")
+        let refused = try connection.readResponse()
+        XCTAssertEqual(refused.status, 414)
+        XCTAssertEqual(refused.json, ["error": "invalid_request",
+                                      "error_description": "the request target has more than 3 query parameters"])
+        XCTAssertEqual(refused.header("Content-Type"), "application/json")
+        XCTAssertTrue(connection.waitForClose())
+    }
+
+    /// libmicrohttpd 0.9.75 kept a record per query parameter in its 32 KiB per-connection memory;
+    /// these used to fill it and hang the connection (no answer until the timeout).
+    func testThousandsOfQueryParametersAreAnsweredNotHung() throws {
+        var config = limited
+        config.connectionTimeout = 20
+        let server = try startServer(config)
+        defer { server.stop() }
+        for (count, value) in [(400, "1"), (3000, "1"), (90, String(repeating: "v", count: 300))] {
+            let query = Array(repeating: "a=\(value)", count: count).joined(separator: "&")
+            let started = Date()
+            let response = try roundTrip(server.boundPort, "GET /x?\(query) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2, "\(count) parameters")
+            XCTAssertEqual(response.status, count > 100 ? 414 : 200, "\(count) parameters")
+        }
     }
 
     func testHugeDeclaredLengthIs413() throws {

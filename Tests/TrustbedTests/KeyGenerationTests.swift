@@ -55,6 +55,20 @@ final class KeyGenerationTests: XCTestCase {
         XCTAssertEqual(m.generateMissing(batch: 10) { true }, 0)
     }
 
+    /// The stop flag is read before each key, not only between batches: a server shutting down
+    /// waits for the generator, so that exit() never tears OpenSSL down under a key being made.
+    func testStopDuringABatchEndsItWithinAFewKeys() throws {
+        let m = KeyManager(directory: root + "/Keys", entities: entities(512), database: database, clock: clock)
+        let asked = Locked(0)
+        let made = m.generateMissing(batch: 512) { asked.withLock { n in n += 1; return n > 20 } }
+        XCTAssertGreaterThan(made, 0)
+        XCTAssertLessThan(made, 100, "the batch of 512 ran on after the stop")
+        // What was made before the stop is recorded, so the next start adopts it.
+        let history = KeyHistoryRepository(database: database)
+        let recorded = try entities(512).filter { try !history.keys(entity: $0.name).isEmpty }.count
+        XCTAssertEqual(recorded, made)
+    }
+
     /// The public keys of an entity come from the history without reading its PEM, so a
     /// superior can vouch for 100,000 subordinates without holding their private keys.
     func testPublicKeysWithoutThePrivateKey() throws {

@@ -32,6 +32,36 @@ final class TrustbedServerTests: XCTestCase {
         XCTAssertEqual(try cache.purge(now: 2_000_000), 1, "the fresh row must survive the purge and the expired one must be gone")
     }
 
+    /// stop() returns only once the background key generator has ended: the caller exits next,
+    /// and exit() frees OpenSSL's global state under any thread still making a key (a segfault on
+    /// SIGTERM during a large federation's first start).
+    func testStopWaitsForTheBackgroundKeyGenerator() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("trustbed-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        try FileManager.default.createDirectory(atPath: state + "/Entities", withIntermediateDirectories: true)
+        try Data(#"{"trust_anchor": true, "metadata": {"federation_entity": {"organization_name": "TA"}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: state + "/Entities/ta.json"))
+        for n in 0..<3000 {
+            try Data(#"{"authority_hints": ["ta"], "metadata": {"federation_entity": {"organization_name": "L"}}}"#.utf8)
+                .write(to: URL(fileURLWithPath: state + "/Entities/leaf-\(n).json"))
+        }
+        var c = ServerConfiguration()
+        c.entitiesDirectory = state + "/Entities"
+        c.keysDirectory = state + "/Keys"
+        c.databasePath = state + "/trustbed.sqlite"
+        c.port = 0
+        let server = try TrustbedServer(configuration: c, logger: Logger(label: "test"))
+        try server.start()
+        func keys() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: c.keysDirectory).count) ?? 0 }
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while keys() < 20, Date() < deadline { usleep(5_000) }
+        server.stop()
+        let atStop = keys()
+        XCTAssertLessThan(atStop, 3000, "generation finished before the stop: the test proves nothing")
+        usleep(500_000)
+        XCTAssertEqual(keys(), atStop, "keys were still being made after stop() returned")
+    }
+
     /// A generated admin token is pasted after `--admin-token`; base64url starts with '-' once in
     /// 64 tokens, which the command line would read as an option (an interop run hit it).
     func testGeneratedAdminTokensNeverStartWithADash() {

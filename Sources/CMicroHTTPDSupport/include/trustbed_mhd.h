@@ -33,6 +33,15 @@ trustbed_mhd_start (const char *host, uint16_t port,
                     MHD_RequestCompletedCallback completed, void *completed_cls,
                     trustbed_mhd_uri_callback uri_callback, void *uri_cls);
 
+/*
+ * From the MHD_OPTION_URI_LOG_CALLBACK only, after copying the query (the text after '?') out:
+ * returns its parameter count (non-empty pieces between '&') and empties it in
+ * libmicrohttpd's buffer, so libmicrohttpd does not store a record per parameter in the
+ * connection's memory (a few hundred filled it and hung the connection).
+ */
+size_t
+trustbed_mhd_detach_query (const char *query);
+
 /* The port the daemon really listens on (the kernel's choice when started with port 0). */
 uint16_t
 trustbed_mhd_bound_port (struct MHD_Daemon *daemon);

@@ -32,6 +32,7 @@ public struct HTTPStatus: Hashable, Comparable, Sendable, ExpressibleByIntegerLi
     public static let conflict: HTTPStatus = 409
     public static let gone: HTTPStatus = 410
     public static let payloadTooLarge: HTTPStatus = 413
+    public static let uriTooLong: HTTPStatus = 414
     public static let unsupportedMediaType: HTTPStatus = 415
     public static let unprocessableContent: HTTPStatus = 422
     public static let tooManyRequests: HTTPStatus = 429

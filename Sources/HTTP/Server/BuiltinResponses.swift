@@ -21,6 +21,15 @@ enum BuiltinResponses {
             .adding(header: "Connection", "close")).prepared()
     }
 
+    /// 414 for a query of more than `limit` parameters, before any route runs. No endpoint takes
+    /// nearly as many; the connection is closed, like for the other refusals made on the first call.
+    static func tooManyQueryParameters(limit: Int) -> HTTPResponse {
+        ResponsePolicy.publicRead.apply(to: HTTPResponse.error(
+            status: .uriTooLong, code: "invalid_request",
+            description: "the request target has more than \(limit) query parameters")
+            .adding(header: "Connection", "close")).prepared()
+    }
+
     /// 400 for an HTTP/1.1 request without Host (RFC 9112 §3.2). The connection is closed: the
     /// request was not read past its headers.
     static let missingHost = ResponsePolicy.publicRead.apply(to: HTTPResponse.error(

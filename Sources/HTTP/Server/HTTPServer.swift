@@ -19,6 +19,7 @@ public final class HTTPServer: @unchecked Sendable {
     let handler: HTTPHandler
     let accessLog: AccessLog
     let tooLarge: HTTPResponse
+    let tooManyParameters: HTTPResponse
     /// Past this many discarded bytes of an oversized chunked body the connection is dropped
     /// without a reply: a client streaming without end must not hold a connection forever.
     let discardLimit: Int
@@ -32,6 +33,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.handler = handler
         self.accessLog = AccessLog(logger: logger)
         self.tooLarge = BuiltinResponses.payloadTooLarge(limit: configuration.bodyLimit)
+        self.tooManyParameters = BuiltinResponses.tooManyQueryParameters(limit: configuration.queryParameterLimit)
         self.discardLimit = max(configuration.bodyLimit, 1 << 20) &* 16
         self.memo = ResponseMemo(byteBudget: configuration.memoBytes)
     }

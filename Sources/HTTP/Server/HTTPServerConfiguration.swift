@@ -22,6 +22,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// address holding `connectionLimit` idle connections locks every other client out until
     /// `connectionTimeout`; with it, its excess connections are closed at accept.
     public var perAddressConnectionLimit: Int
+    /// Query parameters a request may carry; beyond that it gets a JSON 414 and its connection is
+    /// closed. The largest requests served (OAuth authorization, federation `list` with filters)
+    /// take about 20, so this only stops junk, e.g. thousands of repeats of an ignored parameter.
+    public var queryParameterLimit = 100
     /// Bytes the memo of reusable answers may hold, shared by all worker threads (see `ResponseMemo`).
     public var memoBytes = 4 << 20
 

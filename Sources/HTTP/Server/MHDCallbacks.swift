@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CMicroHTTPDSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -25,11 +26,15 @@ func mhdAccessHandler(
 
 /// Runs before MHD splits the URI, so it is the one place the raw query is visible. Only a URI
 /// with a query gets a context; the common bodiless, query-less GET allocates nothing here.
+/// The query is copied out and then taken away from MHD (`trustbed_mhd_detach_query`): MHD
+/// would keep a record per parameter in the connection's 32 KiB memory, and a few hundred of
+/// them hung the connection. Its count is kept for the limit `begin` enforces.
 func mhdRequestStarted(
     _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
     guard let uri, let mark = strchr(uri, Int32(UInt8(ascii: "?"))) else { return nil }
     let context = RequestContext(rawQuery: String(cString: mark + 1))
+    context.queryParameters = trustbed_mhd_detach_query(mark + 1)
     return Unmanaged.passRetained(context).toOpaque()
 }
 

@@ -8,6 +8,8 @@
 final class RequestContext {
     /// The query exactly as received, captured before MHD splits and decodes it in place.
     @exclusivity(unchecked) var rawQuery: String?
+    /// Non-empty `&`-separated pieces of `rawQuery`, counted before MHD saw them.
+    @exclusivity(unchecked) var queryParameters = 0
     /// Set on the first access callback, once headers are processed.
     @exclusivity(unchecked) var begun = false
     @exclusivity(unchecked) var body: [UInt8] = []

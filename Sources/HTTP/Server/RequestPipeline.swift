@@ -45,8 +45,8 @@ extension HTTPServer {
     /// Marks a bodiless request in `*con_cls` without allocating.
     var marker: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    /// First call: headers are complete; refuse requests without a required Host and bodies we
-    /// will not read, else get ready.
+    /// First call: headers are complete; refuse requests without a required Host, with too many
+    /// query parameters, and bodies we will not read, else get ready.
     private func begin(
         connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
         context: RequestContext?, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -56,6 +56,10 @@ extension HTTPServer {
         // then answers with its own HTML page.
         if let version, strcmp(version, "HTTP/1.0") != 0, trustbed_mhd_request_header(connection, "Host") == nil {
             return send(BuiltinResponses.missingHost, connection: connection, kind: HTTPMethod(cString: method), url: url,
+                        start: accessLog.isEnabled ? MonotonicClock.nanoseconds() : 0)
+        }
+        if let context, context.queryParameters > configuration.queryParameterLimit {
+            return send(tooManyParameters, connection: connection, kind: HTTPMethod(cString: method), url: url,
                         start: accessLog.isEnabled ? MonotonicClock.nanoseconds() : 0)
         }
         let declaredLength = trustbed_mhd_request_header(connection, "Content-Length").flatMap(Self.contentLength)
