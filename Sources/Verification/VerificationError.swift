@@ -1,15 +1,13 @@
 import Store
 
-/// Every refusal of the verifier, with the error code OpenID4VP 1.0 names: §8.5's codes for a
-/// request a wallet cannot use (`invalid_request`, `invalid_request_uri_method`, ...), and for a
-/// response the verifier refuses at its `response_uri` (§8.2 leaves the format to OAuth: a 400
-/// `invalid_request` with the reason). Trustbed's own codes cover the admin API and pages.
+/// Every refusal of the verifier: a response the verifier refuses at its `response_uri`, or a
+/// request object fetch it cannot answer, is OAuth's 400 `invalid_request` with the reason
+/// (OpenID4VP 1.0 §8.2 leaves the format to OAuth); Trustbed's own codes cover the admin API
+/// and pages (`not_found`, `unauthorized`).
 /// Rendered by `Endpoints/`.
 public struct VerificationError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case invalidRequest = "invalid_request"
-        case invalidRequestURIMethod = "invalid_request_uri_method"
-        case vpFormatsNotSupported = "vp_formats_not_supported"
         case notFound = "not_found"
         case unauthorized = "unauthorized"
         case serverError = "server_error"
@@ -32,7 +30,7 @@ public struct VerificationError: Error, Equatable, Sendable, CustomStringConvert
 
     public var statusCode: Int {
         switch codeValue {
-        case .invalidRequest, .invalidRequestURIMethod, .vpFormatsNotSupported: 400
+        case .invalidRequest: 400
         case .notFound: 404
         case .unauthorized: 401
         case .serverError: 500
