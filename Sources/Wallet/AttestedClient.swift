@@ -15,19 +15,25 @@ public struct AttestedClient {
         guard let attestation = wallet.attestations["jwt"]?.stringValue, let jwk = wallet.walletKey else {
             throw WalletError.usage("\(wallet.path) holds no wallet attestation: run `trustbed wallet attest` first")
         }
+        try self.init(attestation: attestation, key: try HolderKey(privateJWK: jwk), source: wallet.path)
+    }
+
+    /// A wallet attestation just received for `key` (the load client keeps it in memory);
+    /// `source` names where it came from in errors.
+    public init(attestation: String, key: HolderKey, source: String = "the wallet attestation") throws {
         let claims: [String: JSONValue]
         do { claims = try JWS.parseClaims(attestation).claims } catch {
-            throw WalletError.usage("\(wallet.path): the stored wallet attestation is not a JWT: \(error)")
+            throw WalletError.usage("\(source): the stored wallet attestation is not a JWT: \(error)")
         }
         guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
-            throw WalletError.usage("\(wallet.path): the stored wallet attestation has no sub")
+            throw WalletError.usage("\(source): the stored wallet attestation has no sub")
         }
         if let exp = claims["exp"]?.intValue, exp <= WalletProofs.now() {
-            throw WalletError.usage("\(wallet.path): the wallet attestation expired: run `trustbed wallet attest` again")
+            throw WalletError.usage("\(source): the wallet attestation expired: run `trustbed wallet attest` again")
         }
         self.attestation = attestation
         clientID = sub
-        key = try HolderKey(privateJWK: jwk)
+        self.key = key
     }
 
     /// §5.2: `typ` oauth-client-attestation-pop+jwt; `iss` = client_id, `aud` = the AS issuer, `jti`, `iat`.

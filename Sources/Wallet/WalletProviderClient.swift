@@ -52,7 +52,13 @@ public final class WalletProviderClient {
     public func register(hardwareKey: HolderKey, tag: String, integrity: String) throws {
         let nonce = try nonce()
         let attestation = try developmentKeyAttestation(hardwareKey: hardwareKey, tag: tag, nonce: nonce, integrity: integrity)
-        _ = try postJSON("/wallet-instance", ["challenge": .string(nonce), "key_attestation": .string(attestation),
+        try registerInstance(nonce: nonce, keyAttestation: attestation, tag: tag)
+    }
+
+    /// `POST <wp>/wallet-instance` with a nonce and key attestation already fetched (the load
+    /// client times the three requests apart).
+    public func registerInstance(nonce: String, keyAttestation: String, tag: String) throws {
+        _ = try postJSON("/wallet-instance", ["challenge": .string(nonce), "key_attestation": .string(keyAttestation),
                                              "hardware_key_tag": .string(tag)], step: "registration")
     }
 
@@ -62,6 +68,13 @@ public final class WalletProviderClient {
     func attestationRequest(type: String, hardwareKey: HolderKey, tag: String, walletKey: HolderKey, integrity: String) throws -> String {
         let nonce = try nonce()
         let keyAttestation = try developmentKeyAttestation(hardwareKey: hardwareKey, tag: tag, nonce: nonce, integrity: integrity)
+        return try attestationRequest(type: type, nonce: nonce, keyAttestation: keyAttestation, hardwareKey: hardwareKey, tag: tag,
+                                      walletKey: walletKey)
+    }
+
+    /// The same request JWT from a nonce and key attestation the caller fetched.
+    public func attestationRequest(type: String, nonce: String, keyAttestation: String, hardwareKey: HolderKey, tag: String,
+                                   walletKey: HolderKey) throws -> String {
         let thumbprint = walletKey.thumbprint
         // Member order as the provider rebuilds it (docs/wallet-provider.md, "The request JWT").
         let signed = "{\"challenge\":\(JSONValue.string(nonce).serialized()),\"jwk_thumbprint\":\(JSONValue.string(thumbprint).serialized())}"
@@ -79,18 +92,26 @@ public final class WalletProviderClient {
     /// `legacy` the jwt-bearer grant at `POST <wp>/token` (`war+jwt`, answered with the JWT alone).
     public func walletAttestations(hardwareKey: HolderKey, tag: String, walletKey: HolderKey, integrity: String,
                                    legacy: Bool) throws -> [String: String] {
+        let assertion = try attestationRequest(type: legacy ? Self.legacyRequestType : Self.requestType, hardwareKey: hardwareKey,
+                                               tag: tag, walletKey: walletKey, integrity: integrity)
+        return try walletAttestations(assertion: assertion, legacy: legacy)
+    }
+
+    /// `typ` of the request JWT at `/wallet-attestations`, and at `/token` (`legacy`).
+    public static let requestType = "wp-war+jwt"
+    public static let legacyRequestType = "war+jwt"
+
+    /// Sends a request JWT made by `attestationRequest`: to `/token` as the jwt-bearer grant's
+    /// assertion with `legacy`, else to `/wallet-attestations`; the attestations by format.
+    public func walletAttestations(assertion: String, legacy: Bool) throws -> [String: String] {
         if legacy {
-            let assertion = try attestationRequest(type: "war+jwt", hardwareKey: hardwareKey, tag: tag, walletKey: walletKey,
-                                                   integrity: integrity)
             let form = Parameters(pairs: [(name: "grant_type", value: "urn:ietf:params:oauth:grant-type:jwt-bearer"),
                                           (name: "assertion", value: assertion)]).encoded
             let reply = try send("POST", "/token", headers: ["Content-Type: application/x-www-form-urlencoded",
                                                              "Accept: application/jwt, application/json"], body: Array(form.utf8))
             guard reply.status == 200 else { throw WalletError.server(step: "wallet attestation (/token)", status: reply.status, body: reply.text) }
-            return ["jwt": reply.text.trimmingCharacters(in: .whitespacesAndNewlines)]
+            return ["jwt": Self.trimmed(reply.body)]
         }
-        let assertion = try attestationRequest(type: "wp-war+jwt", hardwareKey: hardwareKey, tag: tag, walletKey: walletKey,
-                                               integrity: integrity)
         let reply = try postJSON("/wallet-attestations", ["assertion": .string(assertion)], step: "wallet attestations")
         var out: [String: String] = [:]
         for entry in reply.json?["wallet_attestations"]?.arrayValue ?? [] {
@@ -100,6 +121,15 @@ public final class WalletProviderClient {
         }
         guard out["jwt"] != nil else { throw WalletError.malformed("wallet attestations: no jwt attestation in \(reply.text)") }
         return out
+    }
+
+    /// The body as text without surrounding ASCII whitespace, trimmed on its bytes: Foundation's
+    /// trimming goes through UTF-16, which cost the load client more than the whole request for
+    /// an attestation of 10–15 KB (its `trust_chain` header).
+    static func trimmed(_ body: [UInt8]) -> String {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        guard let first = body.firstIndex(where: { !isSpace($0) }), let last = body.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(decoding: body[first...last], as: UTF8.self)
     }
 
     /// `POST <wp>/key-attestations`: a `key-attestation+jwt` for `keys` carrying the issuer's `c_nonce`.

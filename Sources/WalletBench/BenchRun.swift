@@ -3,23 +3,17 @@ import JSON
 import Support
 import Wallet
 
+/// One client thread's side of a flow: made (and set up: sessions, registered instances, a
+/// wallet attestation) before the clock starts, then run once per iteration.
+protocol FlowWorker: AnyObject {
+    /// One whole flow. `step` names the step under way, for the error tally; each finished step
+    /// is recorded in `totals`.
+    func run(iteration: Int, step: inout BenchRun.Step, totals: inout BenchRun.Totals) throws
+}
+
 /// The shared state of one bench run: the iteration counter and the merged results. Workers
 /// keep their samples locally and merge once at the end, so the lock is not on the hot path.
-final class BenchRun: @unchecked Sendable {
-    enum Step: String, CaseIterable {
-        case offer, token, nonce, credential
-
-        /// The step's place in `Totals.latencies` (an array, not a dictionary hashed per sample).
-        var index: Int {
-            switch self {
-            case .offer: return 0
-            case .token: return 1
-            case .nonce: return 2
-            case .credential: return 3
-            }
-        }
-    }
-
+public final class BenchRun: @unchecked Sendable {
     struct Totals {
         var flows = 0
         var credentials = 0
@@ -29,33 +23,17 @@ final class BenchRun: @unchecked Sendable {
         var errors: [String: Int] = [:]
     }
 
-    let context: IssuerContext
-    let configuration: IssuerMetadata.Configuration
-    let adminToken: String
-    let persona: String
-    let dpop: Bool
-    let batch: Int
-    let plainConnections: Bool
-    let keys: [HolderKey]
+    let flow: BenchFlow
     let limit: Int
-    let verifyEvery: Int
-    let acknowledged: AcknowledgementLog?
+    /// Makes thread `index`'s worker (on that thread, before the clock starts).
+    let makeWorker: (Int) throws -> FlowWorker
     private let next = Locked(0)
     let totals = Locked(Totals())
 
-    init(context: IssuerContext, configuration: IssuerMetadata.Configuration, adminToken: String, persona: String, dpop: Bool,
-         batch: Int, plainConnections: Bool, keys: [HolderKey], limit: Int, verifyEvery: Int, acknowledged: AcknowledgementLog?) {
-        self.context = context
-        self.configuration = configuration
-        self.adminToken = adminToken
-        self.persona = persona
-        self.dpop = dpop
-        self.batch = batch
-        self.plainConnections = plainConnections
-        self.keys = keys
+    init(flow: BenchFlow, limit: Int, makeWorker: @escaping (Int) throws -> FlowWorker) {
+        self.flow = flow
         self.limit = limit
-        self.verifyEvery = verifyEvery
-        self.acknowledged = acknowledged
+        self.makeWorker = makeWorker
     }
 
     /// The next iteration number, or nil when the run is over.
@@ -68,64 +46,29 @@ final class BenchRun: @unchecked Sendable {
         }
     }
 
-    func work(deadline: Date?) {
+    /// Sets up thread `index`'s worker, reports it ready, waits for the start, then runs flows
+    /// until the count or the deadline (read once the start is given) is reached.
+    func work(index: Int, ready: () -> Void, start: () -> Date?) {
         var local = Totals()
         defer { totals.withLock { merge(local, into: &$0) } }
-        let http: WalletHTTP
-        do { http = try WalletHTTP(transport: plainConnections ? PlainHTTPTransport() : nil) } catch { local.errors["setup: \(error)", default: 0] += 1; return }
-        let verifier = CredentialVerifier(http: http, trustAnchors: nil)
-        // One session per thread: it keeps the servers' DPoP nonces from flow to flow, as one
-        // busy wallet backend would (RFC 9449 does not bind a nonce to a key), so the
-        // use_dpop_nonce round trip is paid once per thread, not per flow.
-        let session: WalletSession
-        do { session = try WalletSession(context: context, http: http, dpop: dpop) } catch {
+        let worker: FlowWorker?
+        do { worker = try makeWorker(index) } catch {
             local.errors["setup: \(error)", default: 0] += 1
-            return
+            worker = nil
         }
-        let offers = context.issuer.credentialIssuer + "/admin/offers"
-        // The same request every time, so its bytes and headers are built once.
-        let request = JSONValue.object([
-            "persona": .string(persona), "credential_configuration_ids": JSONValue([configuration.id]),
-            "grant": "pre-authorized_code", "tx_code": false,
-        ]).bytes
-        let offerHeaders = ["Content-Type: application/json", "Accept: application/json", "Authorization: Bearer \(adminToken)"]
+        ready()
+        let deadline = start()
+        guard let worker else { return }
         while let iteration = claim(deadline: deadline) {
-            var step = Step.offer
+            var step = flow.steps[0]
             do {
-                var started = DispatchTime.now()
-                let reply = try http.send("POST", offers, headers: offerHeaders, body: request)
-                guard reply.status == 201, let offer = reply.json(Self.offerMembers)?["credential_offer"] else {
-                    throw WalletError.server(step: "admin offers", status: reply.status, body: reply.text)
-                }
-                let code = try Self.preAuthorizedCode(in: offer, issuer: context.issuer.credentialIssuer, configuration: configuration.id)
-                local.record(.offer, since: &started)
-
-                step = .token
-                let token = try session.preAuthorizedToken(code: code, txCode: nil)
-                local.record(.token, since: &started)
-
-                step = .nonce
-                let nonce = try session.nonce()
-                local.record(.nonce, since: &started)
-
-                step = .credential
-                let keys = (0..<batch).map { self.keys[(iteration * batch + $0) % self.keys.count] }
-                let delivery = try session.credential(accessToken: token.accessToken, configurationID: configuration.id,
-                                                      identifier: token.credentialIdentifiers[configuration.id]?.first,
-                                                      keys: keys, nonce: nonce)
-                local.record(.credential, since: &started)
+                try worker.run(iteration: iteration, step: &step, totals: &local)
                 local.flows += 1
-                local.credentials += delivery.credentials.count
-                acknowledged?.record(delivery.credentials)
-                if verifyEvery > 0, iteration % verifyEvery == 0, let first = delivery.credentials.first {
-                    _ = try verifier.verify(first, configuration: configuration, holders: keys)
-                    local.verified += 1
-                }
             } catch let error as WalletError {
                 local.errors[Self.kind(of: error, step: step), default: 0] += 1
-                // An unreachable issuer (refused, reset: the kill -9 in the benchmark) fails at
+                // An unreachable server (refused, reset: the kill -9 in the benchmark) fails at
                 // once; without a pause every thread would spin on connect(2), taking the cores
-                // from the issuer's restart.
+                // from the server's restart.
                 if case .transport = error { Thread.sleep(forTimeInterval: Self.transportPause) }
             } catch {
                 local.errors["\(step.rawValue): \(error)", default: 0] += 1
@@ -134,26 +77,6 @@ final class BenchRun: @unchecked Sendable {
     }
 
     static let transportPause = 0.02
-    /// The admin API's answer also carries the offer's URLs and QR code links, which go unread.
-    static let offerMembers = ResponseJSON("credential_offer")
-
-    /// The pre-authorized code of an offer the admin API just made, which must name exactly this
-    /// issuer and configuration and ask for no tx_code. Stricter than CredentialOffer(json:) for
-    /// this case and lighter: no URL-shape check of an issuer already compared whole.
-    static func preAuthorizedCode(in offer: JSONValue, issuer: String, configuration: String) throws -> String {
-        guard offer["credential_issuer"]?.stringValue == issuer else {
-            throw WalletError.malformed("the offer names credential_issuer \(offer["credential_issuer"]?.serialized() ?? "(none)"), not \(issuer)")
-        }
-        guard let ids = offer["credential_configuration_ids"]?.arrayValue, ids.count == 1, ids[0].stringValue == configuration else {
-            throw WalletError.malformed("the offer's credential_configuration_ids are not [\"\(configuration)\"]")
-        }
-        guard let grant = offer["grants"]?[CredentialOffer.preAuthorizedGrant]?.objectValue,
-              let code = grant["pre-authorized_code"]?.stringValue, !code.isEmpty else {
-            throw WalletError.malformed("the offer has no pre-authorized code")
-        }
-        guard grant["tx_code"] == nil else { throw WalletError.malformed("the offer asks for a tx_code although none was requested") }
-        return code
-    }
 
     /// Groups errors by step and OAuth error code, not by their (unique) descriptions.
     static func kind(of error: WalletError, step: Step) -> String {
@@ -184,8 +107,10 @@ extension BenchRun.Totals {
     }
 }
 
-/// The status list entries of the SD-JWT VCs a bench run received, one line each, written with
-/// one unbuffered write(2) per delivery, so the file is complete whatever happens to the server.
+/// What the server acknowledged during a bench run, one line each, written with one unbuffered
+/// write(2) per acknowledgement, so the file is complete whatever happens to the server: the
+/// status list entries of the SD-JWT VCs received, or the `hardware_key_tag` of every instance
+/// registered (204). The kill -9 checks compare it with the database after a restart.
 final class AcknowledgementLog: Sendable {
     private let descriptor: Locked<Int32>
 
@@ -205,6 +130,13 @@ final class AcknowledgementLog: Sendable {
             else { continue }
             text += "\(uri) \(index)\n"
         }
+        append(text)
+    }
+
+    /// A registered instance's tag (one printable-ASCII token, no spaces: the bench makes them).
+    func record(tag: String) { append(tag + "\n") }
+
+    private func append(_ text: String) {
         guard !text.isEmpty else { return }
         descriptor.withLock { fd in _ = text.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) } }
     }

@@ -4,15 +4,21 @@ import Support
 import Wallet
 
 /// Benchmark-only: this target is the load client of `trustbed wallet bench` (`make bench`), not
-/// a general client. Its lean HTTP/1.1 client speaks only plain http to the issuer under test
+/// a general client. Its lean HTTP/1.1 client speaks only plain http to the server under test
 /// (normally on loopback); https and `--curl` runs go through `HTTPClient`.
 ///
-/// Each iteration is the whole pre-authorized flow: admin offer → token → nonce → credential. C
-/// threads, each with its own keep-alive connection and DPoP key; holder keys come from a pool
-/// generated up front so key generation does not load the client.
+/// Each iteration is one whole flow (`BenchFlow`): by default the pre-authorized flow admin
+/// offer → token → nonce → credential; or one of the Wallet Provider's flows. C threads, each
+/// with its own keep-alive connection and DPoP key, set up before the clock starts; holder keys
+/// come from a pool generated up front so key generation does not load the client.
 public struct BenchOptions {
-    /// The credential issuer URL (e.g. http://127.0.0.1:8080/pid-provider).
+    public var flow = BenchFlow.plain
+    /// The credential issuer URL (e.g. http://127.0.0.1:8080/pid-provider); `plain` and `pid`.
     public var issuer: String
+    /// The Wallet Provider's entity ID (e.g. http://127.0.0.1:8080/wallet-provider); every flow but `plain`.
+    public var provider: String?
+    /// Instances each thread registers before the clock starts (`attest`, `attest-legacy`).
+    public var instances = 4
     public var adminToken: String
     public var persona = "erika"
     /// credential_configuration_id; nil: the first dc+sd-jwt configuration.
@@ -29,7 +35,8 @@ public struct BenchOptions {
     public var curl = false
     public var scheduling = BenchScheduling.batch
     public var json = false
-    /// Append "<status list uri> <idx>" of every SD-JWT VC received to this file.
+    /// Append "<status list uri> <idx>" of every SD-JWT VC received to this file, or with
+    /// `register` the `hardware_key_tag` of every instance registered (204).
     public var acknowledged: String?
     /// Progress and warnings (stderr in the CLI).
     public var log: @Sendable (String) -> Void = { _ in }
@@ -44,12 +51,18 @@ public struct BenchOptions {
         guard (1...512).contains(concurrency) else { throw WalletError.usage("--concurrency must be 1...512") }
         guard (1...1000).contains(batch) else { throw WalletError.usage("--batch must be 1...1000") }
         guard count > 0 else { throw WalletError.usage("--count must be positive") }
+        guard (1...1000).contains(instances) else { throw WalletError.usage("--instances must be 1...1000") }
+        if flow.needsIssuer, issuer.isEmpty { throw WalletError.usage("--flow \(flow.rawValue) needs --issuer") }
+        if flow.needsIssuer, adminToken.isEmpty { throw WalletError.usage("pass --admin-token or set TRUSTBED_ADMIN_TOKEN") }
+        if flow.needsProvider, (provider ?? "").isEmpty { throw WalletError.usage("--flow \(flow.rawValue) needs --provider") }
+        if batch > 1, !flow.issuesCredentials { throw WalletError.usage("--batch applies to the plain and pid flows") }
     }
 }
 
-/// One load test: what it printed, and whether any credential arrived.
+/// One load test: what it printed, and whether any flow (and credential) completed.
 public struct BenchOutcome {
     public let report: String
+    public let flows: Int
     public let credentials: Int
 }
 
@@ -60,55 +73,99 @@ public struct LoadTest {
 
     public func run() throws -> BenchOutcome {
         try options.validate()
-        let (issuer, token, configuration, dpop, batch, concurrency) = (options.issuer, options.adminToken, options.configuration,
-                                                                        options.dpop, options.batch, options.concurrency)
-        let (curl, duration, scheduling, walletLog) = (options.curl, options.duration, options.scheduling, options.log)
-        guard !token.isEmpty else { throw WalletError.usage("pass --admin-token or set TRUSTBED_ADMIN_TOKEN") }
-        let issuerURL = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
-        let http = try WalletHTTP(transport: curl ? nil : PlainHTTPTransport())
-        let metadata = try IssuerMetadata.fetch(issuerURL, http: http)
-        let server = metadata.authorizationServers.first ?? metadata.credentialIssuer
-        let context = IssuerContext(issuer: metadata, authorizationServer: try AuthorizationServerMetadata.fetch(server, http: http))
-        let chosen = try configuration.map { id in
-            guard let found = metadata.configurations[id] else { throw WalletError.usage("the issuer has no configuration \(id)") }
-            return found
-        } ?? metadata.configurations.values.sorted { $0.id < $1.id }.first { $0.format == "dc+sd-jwt" }
-            ?? metadata.configurations.values.sorted { $0.id < $1.id }.first
-        guard let chosen else { throw WalletError.malformed("the issuer lists no credential configurations") }
-        if batch > 1, batch > (metadata.batchSize ?? 1) {
-            throw WalletError.usage("--batch \(batch) exceeds the issuer's batch_size \(metadata.batchSize ?? 1)")
-        }
-
+        let (flow, batch, concurrency, duration, scheduling, walletLog) = (options.flow, options.batch, options.concurrency,
+                                                                           options.duration, options.scheduling, options.log)
+        let curl = options.curl
+        let acknowledged = try options.acknowledged.map(AcknowledgementLog.init(path:))
         // Enough keys that no two concurrent requests share one; reused round-robin afterwards.
         let poolSize = max(64, concurrency * batch * 2)
         walletLog("generating \(poolSize) holder keys...")
         let pool = try (0..<poolSize).map { _ in try HolderKey() }
-        let run = BenchRun(context: context, configuration: chosen, adminToken: token, persona: options.persona, dpop: dpop,
-                           batch: batch, plainConnections: !curl, keys: pool, limit: duration == nil ? options.count : Int.max,
-                           verifyEvery: options.verifyEvery, acknowledged: try options.acknowledged.map(AcknowledgementLog.init(path:)))
-        walletLog("running \(chosen.id) (\(chosen.format)) on \(concurrency) threads\(dpop ? " with DPoP" : "")"
-                  + (batch > 1 ? ", batch \(batch)" : "") + "...")
-        let cpuBefore = Self.processCPUSeconds()
-        let started = Date()
-        let deadline = duration.map { started.addingTimeInterval($0) }
-        let done = DispatchGroup()
+        let newHTTP = { try WalletHTTP(transport: curl ? nil : PlainHTTPTransport()) }
+        let provider = options.provider.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
+        let tags = BenchTags()
+
+        var title: String
+        var configuration: IssuerMetadata.Configuration?
+        let makeWorker: (Int) throws -> FlowWorker
+        if flow.needsIssuer {
+            let setup = try issuanceSetup(keys: pool, acknowledged: acknowledged, http: try newHTTP())
+            configuration = setup.configuration
+            let chosen = setup.configuration
+            title = "configuration: \(chosen.id) (\(chosen.format)), dpop: \(flow == .pid || options.dpop), batch: \(batch)"
+            walletLog("running \(flow.rawValue): \(chosen.id) (\(chosen.format)) on \(concurrency) threads"
+                      + (flow == .pid || options.dpop ? " with DPoP" : "") + (batch > 1 ? ", batch \(batch)" : "") + "...")
+            makeWorker = flow == .pid
+                ? { index in
+                    let http = try newHTTP()
+                    return try AttestedIssuanceWorker(setup: setup, http: http, provider: WalletProviderClient(provider: provider, http: http),
+                                                      tag: tags.warmUp(thread: index, index: 0))
+                }
+                : { _ in try PlainIssuanceWorker(setup: setup, http: try newHTTP()) }
+        } else {
+            let instances = options.instances
+            title = "provider: \(provider)" + (flow == .register ? "" : ", instances per thread: \(instances)")
+            walletLog("running \(flow.rawValue) against \(provider) on \(concurrency) threads...")
+            makeWorker = { index in
+                try ProviderWorker(flow: flow, client: WalletProviderClient(provider: provider, http: try newHTTP()), keys: pool,
+                                   tags: tags, thread: index, instances: instances, acknowledged: acknowledged)
+            }
+        }
+        title = "flow: \(flow.rawValue), " + title + ", concurrency: \(concurrency), scheduling: \(scheduling.rawValue)"
+
+        let run = BenchRun(flow: flow, limit: duration == nil ? options.count : Int.max, makeWorker: makeWorker)
+        // Every thread sets up (sessions, warm-up registrations, a wallet attestation) before
+        // the clock starts; the start is given to all at once.
+        let ready = DispatchGroup(), done = DispatchGroup()
+        let go = DispatchSemaphore(value: 0)
+        let deadline = Locked<Date?>(nil)
         for index in 0..<concurrency {
+            ready.enter()
             done.enter()
             let thread = Thread { [scheduling] in
                 Self.nameCurrentThread("bench-\(index)")
                 if !scheduling.applyToCurrentThread(), index == 0 {
                     walletLog("warning: the system refused the \(scheduling.rawValue) scheduling policy; the threads keep the default one")
                 }
-                run.work(deadline: deadline)
+                run.work(index: index, ready: { ready.leave() }, start: {
+                    go.wait()
+                    return deadline.current
+                })
                 done.leave()
             }
             thread.name = "bench-\(index)"
             thread.start()
         }
+        ready.wait()
+        let cpuBefore = Self.processCPUSeconds()
+        let started = Date()
+        deadline.withLock { $0 = duration.map { started.addingTimeInterval($0) } }
+        for _ in 0..<concurrency { go.signal() }
         done.wait()
         let text = report(run, seconds: Date().timeIntervalSince(started), cpuSeconds: Self.processCPUSeconds() - cpuBefore,
-                          configuration: chosen)
-        return BenchOutcome(report: text, credentials: run.totals.current.credentials)
+                          title: title, configuration: configuration)
+        let totals = run.totals.current
+        return BenchOutcome(report: text, flows: totals.flows, credentials: totals.credentials)
+    }
+
+    /// The issuer discovered once for every thread, and the configuration to ask for.
+    private func issuanceSetup(keys: [HolderKey], acknowledged: AcknowledgementLog?, http: WalletHTTP) throws -> IssuanceSetup {
+        let issuerURL = options.issuer.hasSuffix("/") ? String(options.issuer.dropLast()) : options.issuer
+        let metadata = try IssuerMetadata.fetch(issuerURL, http: http)
+        let server = metadata.authorizationServers.first ?? metadata.credentialIssuer
+        let context = IssuerContext(issuer: metadata, authorizationServer: try AuthorizationServerMetadata.fetch(server, http: http))
+        let chosen = try options.configuration.map { id in
+            guard let found = metadata.configurations[id] else { throw WalletError.usage("the issuer has no configuration \(id)") }
+            return found
+        } ?? metadata.configurations.values.sorted { $0.id < $1.id }.first { $0.format == "dc+sd-jwt" }
+            ?? metadata.configurations.values.sorted { $0.id < $1.id }.first
+        guard let chosen else { throw WalletError.malformed("the issuer lists no credential configurations") }
+        if options.batch > 1, options.batch > (metadata.batchSize ?? 1) {
+            throw WalletError.usage("--batch \(options.batch) exceeds the issuer's batch_size \(metadata.batchSize ?? 1)")
+        }
+        return IssuanceSetup(context: context, configuration: chosen, adminToken: options.adminToken, persona: options.persona,
+                             dpop: options.dpop, batch: options.batch, keys: keys, verifyEvery: options.verifyEvery,
+                             acknowledged: acknowledged)
     }
 
     /// Names the calling thread in the kernel (Foundation's `Thread.name` is not, on Linux), so
@@ -137,27 +194,30 @@ public struct LoadTest {
     }
 
     /// `cpuSeconds` is the client's own CPU during the run: on shared cores every millisecond of it
-    /// is taken from the issuer, so the report shows it per flow.
-    private func report(_ run: BenchRun, seconds: Double, cpuSeconds: Double, configuration: IssuerMetadata.Configuration) -> String {
-        let (dpop, batch, concurrency, scheduling) = (options.dpop, options.batch, options.concurrency, options.scheduling)
+    /// is taken from the server, so the report shows it per flow.
+    private func report(_ run: BenchRun, seconds: Double, cpuSeconds: Double, title: String,
+                        configuration: IssuerMetadata.Configuration?) -> String {
+        let (flow, batch, concurrency, scheduling) = (options.flow, options.batch, options.concurrency, options.scheduling)
+        let dpop = options.dpop || flow == .pid
         let totals = run.totals.current
         let rate = Double(totals.credentials) / max(seconds, 0.001)
+        let flowRate = Double(totals.flows) / max(seconds, 0.001)
         let cpuPerFlow = totals.flows > 0 ? cpuSeconds * 1000 / Double(totals.flows) : 0
         var steps: [String: JSONValue] = [:]
-        var lines = [
-            "configuration: \(configuration.id) (\(configuration.format)), dpop: \(dpop), batch: \(batch), concurrency: \(concurrency), "
-                + "scheduling: \(scheduling.rawValue)",
-            String(format: "credentials: %d in %.2f s = %.1f credentials/s (%d flows)", totals.credentials, seconds, rate, totals.flows),
-        ]
-        for step in BenchRun.Step.allCases {
+        var lines = [title, String(format: "flows: %d in %.2f s = %.1f flows/s", totals.flows, seconds, flowRate)]
+        if flow.issuesCredentials {
+            lines.append(String(format: "credentials: %d in %.2f s = %.1f credentials/s (%d flows)", totals.credentials, seconds, rate,
+                                totals.flows))
+        }
+        for step in flow.steps {
             let samples = totals.latencies[step.index].sorted()
-            let p50 = percentile(samples, 0.50), p99 = percentile(samples, 0.99)
+            let p50 = Self.percentile(samples, 0.50), p99 = Self.percentile(samples, 0.99)
             steps[step.rawValue] = ["count": JSONValue(samples.count), "p50_ms": .double(p50), "p99_ms": .double(p99)]
-            let name = step.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+            let name = step.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0)
             lines.append("  \(name) " + String(format: "count %7d  p50 %8.2f ms  p99 %8.2f ms", samples.count, p50, p99))
         }
         lines.append(String(format: "client CPU: %.2f s, %.3f ms per flow", cpuSeconds, cpuPerFlow))
-        lines.append("verified samples: \(totals.verified)")
+        if flow.issuesCredentials { lines.append("verified samples: \(totals.verified)") }
         if totals.errors.isEmpty {
             lines.append("errors: none")
         } else {
@@ -165,21 +225,29 @@ public struct LoadTest {
             for (kind, n) in totals.errors.sorted(by: { $0.value > $1.value }) { lines.append("  \(n) × \(kind)") }
         }
         if options.json {
-            let document: JSONValue = [
-                "credential_configuration_id": .string(configuration.id), "format": .string(configuration.format),
-                "dpop": .bool(dpop), "batch": JSONValue(batch), "concurrency": JSONValue(concurrency),
-                "scheduling": .string(scheduling.rawValue),
-                "credentials": JSONValue(totals.credentials), "flows": JSONValue(totals.flows), "seconds": .double(seconds),
-                "credentials_per_second": .double(rate), "steps": .object(steps), "verified_samples": JSONValue(totals.verified),
-                "client_cpu_seconds": .double(cpuSeconds), "client_cpu_ms_per_flow": .double(cpuPerFlow),
+            var document: [String: JSONValue] = [
+                "flow": .string(flow.rawValue), "concurrency": JSONValue(concurrency), "scheduling": .string(scheduling.rawValue),
+                "flows": JSONValue(totals.flows), "seconds": .double(seconds), "flows_per_second": .double(flowRate),
+                "steps": .object(steps), "client_cpu_seconds": .double(cpuSeconds), "client_cpu_ms_per_flow": .double(cpuPerFlow),
                 "errors": .object(totals.errors.mapValues { JSONValue($0) }),
             ]
-            return document.serialized(pretty: true)
+            if let configuration {
+                document["credential_configuration_id"] = .string(configuration.id)
+                document["format"] = .string(configuration.format)
+                document["dpop"] = .bool(dpop)
+                document["batch"] = JSONValue(batch)
+                document["credentials"] = JSONValue(totals.credentials)
+                document["credentials_per_second"] = .double(rate)
+                document["verified_samples"] = JSONValue(totals.verified)
+            }
+            if flow.needsProvider { document["provider"] = .string(options.provider ?? "") }
+            if flow == .attest || flow == .attestLegacy { document["instances_per_thread"] = JSONValue(options.instances) }
+            return JSONValue.object(document).serialized(pretty: true)
         }
         return lines.joined(separator: "\n")
     }
 
-    private func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
         guard !sorted.isEmpty else { return 0 }
         // Nearest rank: the smallest sample with at least p of all samples at or below it.
         let rank = Int((Double(sorted.count) * p).rounded(.up)) - 1

@@ -92,13 +92,26 @@ struct WalletReceiveCommand: ParsableCommand {
 }
 
 extension BenchScheduling: ExpressibleByArgument {}
+extension BenchFlow: ExpressibleByArgument {}
 
 struct WalletBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Load-test an issuer: offer → token → nonce → credential, on C threads.")
+        abstract: "Load-test an issuer (offer → token → nonce → credential) or a Wallet Provider, on C threads.",
+        discussion: """
+        --flow plain (default): the pre-authorized flow at --issuer. register: nonce → development key attestation → \
+        registration at --provider. attest / attest-legacy: nonce → development key attestation → wallet attestation \
+        (/wallet-attestations, or /token with the jwt-bearer grant) for instances each thread registers before the \
+        clock starts. pid: the attested HAIP flow at --issuer (e.g. pid-provider-haip): each thread registers an \
+        instance at --provider and gets a wallet attestation first; each flow sends it with a PoP at the token \
+        endpoint, uses DPoP, and carries a key attestation from the provider in its proofs.
+        """)
 
-    @Option(help: "The credential issuer URL (e.g. http://127.0.0.1:8080/pid-provider).") var issuer: String
+    @Option(help: "What each iteration does: plain, register, attest, attest-legacy or pid.") var flow = BenchFlow.plain
+    @Option(help: "The credential issuer URL (e.g. http://127.0.0.1:8080/pid-provider); the plain and pid flows.") var issuer: String?
+    @Option(help: "The Wallet Provider's entity ID (e.g. http://127.0.0.1:8080/wallet-provider); every flow but plain.")
+    var provider: String?
+    @Option(help: "Instances each thread registers before the clock starts (attest, attest-legacy).") var instances = 4
     @Option(name: .customLong("admin-token"), help: "Admin token (default: the TRUSTBED_ADMIN_TOKEN variable).") var adminToken: String?
     @Option(help: "Persona id for the offers.") var persona = "erika"
     @Option(help: "credential_configuration_id (default: the first dc+sd-jwt configuration).") var configuration: String?
@@ -115,19 +128,25 @@ struct WalletBenchCommand: ParsableCommand {
                                discussion: "batch (Linux SCHED_BATCH): a client thread woken by a response does not preempt the issuer's running thread on a shared core; normal: the default policy."))
     var scheduling = BenchScheduling.batch
     @Flag(help: "Print the report as JSON.") var json = false
-    @Option(help: ArgumentHelp("Append \"<status list uri> <idx>\" of every SD-JWT VC received to this file.",
-                               discussion: "The benchmark's kill -9 check compares it with the issuer's records after a restart."))
+    @Option(help: ArgumentHelp("Append \"<status list uri> <idx>\" of every SD-JWT VC received to this file (--flow register: the hardware_key_tag of every instance registered).",
+                               discussion: "The kill -9 checks compare it with the server's records after a restart."))
     var acknowledged: String?
 
     func validate() throws {
         guard (1...512).contains(concurrency) else { throw ValidationError("--concurrency must be 1...512") }
         guard (1...1000).contains(batch) else { throw ValidationError("--batch must be 1...1000") }
         guard count > 0 else { throw ValidationError("--count must be positive") }
+        guard (1...1000).contains(instances) else { throw ValidationError("--instances must be 1...1000") }
+        if flow.needsIssuer, issuer == nil { throw ValidationError("--flow \(flow.rawValue) needs --issuer") }
+        if flow.needsProvider, provider == nil { throw ValidationError("--flow \(flow.rawValue) needs --provider") }
     }
 
     func run() throws {
-        var options = BenchOptions(issuer: issuer,
+        var options = BenchOptions(issuer: issuer ?? "",
                                    adminToken: adminToken ?? ProcessInfo.processInfo.environment["TRUSTBED_ADMIN_TOKEN"] ?? "")
+        options.flow = flow
+        options.provider = provider
+        options.instances = instances
         options.persona = persona
         options.configuration = configuration
         options.dpop = dpop
@@ -147,6 +166,6 @@ struct WalletBenchCommand: ParsableCommand {
             throw ExitCode(1)
         }
         print(outcome.report)
-        if outcome.credentials == 0 { throw ExitCode(1) }
+        if outcome.flows == 0 || (flow.issuesCredentials && outcome.credentials == 0) { throw ExitCode(1) }
     }
 }

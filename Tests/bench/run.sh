@@ -8,7 +8,8 @@
 # Environment: BENCH_ROUNDS (6) rounds of BENCH_SECONDS (5) per run,
 # SOAK_SECONDS (60) for the memory check, BENCH_ENTITIES (100000) leaves for the scale scenario
 # and BENCH_SCALE=0 to skip it and the slow-host scenario (Tests/bench/scale.sh, which lists
-# its own settings),
+# its own settings), BENCH_ISSUANCE=0 and BENCH_WALLET=0 to skip the PID Provider's and the
+# Wallet Provider's (Tests/bench/issuance.sh, Tests/bench/wallet-provider.sh),
 # BENCH_PORT (18080) for trustbed, CEILING_PORT (18081) for the static responder,
 # BENCH_RESULTS (bench-results) where the table and raw wrk output are kept.
 #
@@ -361,6 +362,20 @@ if [ "${BENCH_ISSUANCE:-1}" != 0 ]; then
     fi
 fi
 
+# --- the Wallet Provider -------------------------------------------------------------------
+wallet_out="$tmp/wallet-provider"
+if [ "${BENCH_WALLET:-1}" != 0 ]; then
+    echo
+    echo "Wallet Provider (Tests/bench/wallet-provider.sh):"
+    mkdir -p "$wallet_out"
+    if WALLET_OUT="$wallet_out" BENCH_PORT=$((port + 20)) bash Tests/bench/wallet-provider.sh "$bin"; then
+        misses=$((misses + $(cat "$wallet_out/misses" 2>/dev/null || echo 1)))
+    else
+        echo "MISS: the Wallet Provider benchmark failed (see above)"
+        misses=$((misses + 1))
+    fi
+fi
+
 # --- keep the figures ---------------------------------------------------------------------
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 keep="$results_root/$stamp"
@@ -377,6 +392,7 @@ if mkdir -p "$keep" 2>/dev/null; then
     } >"$keep/summary.txt"
     cp "$tmp"/wrk-*.txt "$keep/" 2>/dev/null || true
     [ -d "$issuance_out" ] && cp -r "$issuance_out" "$keep/issuance" 2>/dev/null || true
+    [ -d "$wallet_out" ] && cp -r "$wallet_out" "$keep/wallet-provider" 2>/dev/null || true
     cp "$scale_out"/wrk-*.txt "$keep/" 2>/dev/null || true
     { cat "$tmp/trustbed-start.log"; echo "[... request lines of the runs dropped ...]"; tail -n 200 "$tmp/trustbed.log"; } >"$keep/trustbed.log" 2>/dev/null || true
     echo
