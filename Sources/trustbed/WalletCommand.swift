@@ -10,7 +10,7 @@ struct WalletCommand: ParsableCommand {
         commandName: "wallet",
         abstract: "A test wallet: receive credentials from any OpenID4VCI 1.0 issuer, or load-test one.",
         subcommands: [WalletReceiveCommand.self, WalletRegisterCommand.self, WalletAttestCommand.self, WalletBenchCommand.self,
-                      WalletAppleEnvelopeCommand.self])
+                      WalletAppleEnvelopeCommand.self, WalletPresentCommand.self])
 }
 
 /// Prints to stderr (progress and prompts; stdout carries only the result).
@@ -52,6 +52,8 @@ struct WalletReceiveCommand: ParsableCommand {
     @Flag(name: .customLong("key-attestation"),
           help: "Ask the wallet's Wallet Provider for a key attestation of the proof keys (with the issuer's c_nonce) and send it in each proof's key_attestation header.")
     var keyAttestation = false
+    @Option(help: "Store the credentials with their holder keys in this test wallet file (created when absent), for `wallet present`.")
+    var save: String?
 
     func validate() throws {
         guard (1...1000).contains(batch) else { throw ValidationError("--batch must be between 1 and 1000") }
@@ -76,6 +78,7 @@ struct WalletReceiveCommand: ParsableCommand {
         options.walletPath = wallet
         options.clientAttestation = clientAttestation
         options.keyAttestation = keyAttestation
+        options.savePath = save
         options.log = walletLog
         options.ask = { prompt in
             FileHandle.standardError.write(Data(prompt.utf8))
