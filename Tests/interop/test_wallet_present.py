@@ -177,3 +177,30 @@ def test_a_foreign_verifier_ca_is_refused(server, wallet, tmp_path):
     p = cli("wallet", "present", "--wallet", str(wallet), "--verifier-ca", server.id("pid-provider") + "/iaca.pem",
             created["request_link"], expect_ok=False)
     assert p.returncode == 1 and "does not chain" in p.stderr, p.stderr
+
+
+# ---------------------------------------------------------------------------- the verifier benchmark's flows
+
+@pytest.mark.parametrize("flow,mode", [("present-sdjwt", "direct_post.jwt"), ("present-sdjwt", "direct_post"),
+                                       ("present-mdoc", "direct_post.jwt"), ("apple", None)])
+def test_bench_flows_run_against_the_debug_server_and_every_answer_is_verified(server, wallet, flow, mode):
+    """`wallet bench --flow present-sdjwt | present-mdoc | apple` for about a second: a non-zero
+    rate, no errors, every flow counted as verified, and the verifier recorded them verified."""
+    args = ["wallet", "bench", "--flow", flow, "--verifier", server.id("relying-party"), "--wallet", str(wallet),
+            "--admin-token", server.admin_token, "--concurrency", "2", "--duration", "1", "--json"]
+    if mode:
+        args += ["--response-mode", mode]
+    report = json.loads(cli(*args).stdout)
+    assert report["flows"] > 0 and report["verified"] == report["flows"], report
+    assert report["verified_per_second"] > 0 and report["errors"] == {}, report
+    steps = ["envelope", "identity"] if flow == "apple" else ["presentation_request", "request_object", "answer", "response"]
+    for step in steps:
+        assert report["steps"][step]["count"] >= report["flows"] and report["steps"][step]["p99_ms"] > 0, report["steps"]
+
+
+def test_bench_flow_counts_nothing_when_the_verifier_refuses(server, wallet):
+    """A wrong merchant: every envelope is refused, so no flow counts and the bench exits 1 naming the check."""
+    p = cli("wallet", "bench", "--flow", "apple", "--verifier", server.id("relying-party"), "--wallet", str(wallet),
+            "--merchant-id", "merchant.example.other", "--concurrency", "1", "--count", "3", expect_ok=False)
+    assert p.returncode == 1, p.stdout
+    assert "flows: 0" in p.stdout and "refused" in p.stdout, p.stdout
