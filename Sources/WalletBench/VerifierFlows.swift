@@ -16,6 +16,8 @@ struct VerifierSetup {
     let teamID: String
     let recipient: PublicKey?
     let mdoc: StoredMDoc?
+    /// Requests each thread makes and fetches before the clock starts (0: one per iteration).
+    let prepare: Int
 
     /// The DCQL queries the flows ask: name and birth date of the SD-JWT VC PID (a template the
     /// pages offer too), and the same three elements of the mdoc PID.
@@ -39,32 +41,48 @@ struct VerifierSetup {
 /// admin API (as an RP's backend makes one per person), then exactly `wallet present`'s steps
 /// (`WalletPresenter`): the request object fetched and checked, the answer built, the response
 /// posted. The verifier answers 200 only when every check passed, so each 200 is one verified
-/// presentation (`verified`).
+/// presentation (`verified`). With `--prepare N` each thread makes and fetches N requests
+/// before the clock starts, so the timed iterations are the wallet's answer and the verifier's
+/// verification alone; the thread stops when they are used up.
 final class PresentationWorker: FlowWorker {
     let setup: VerifierSetup
     let http: WalletHTTP
     let presenter: WalletPresenter
     let adminHeaders: [String]
+    private var prepared: [PresentationRequest] = []
 
-    init(setup: VerifierSetup, http: WalletHTTP) {
+    init(setup: VerifierSetup, http: WalletHTTP) throws {
         self.setup = setup
         self.http = http
         presenter = WalletPresenter(http: http)
         adminHeaders = ["Authorization: Bearer \(setup.adminToken)"]
+        for _ in 0..<setup.prepare { prepared.append(try presenter.fetchRequest(link: try createRequest())) }
+        prepared.reverse()
     }
 
-    func run(iteration: Int, step: inout BenchRun.Step, totals: inout BenchRun.Totals) throws {
-        var started = DispatchTime.now()
-        step = .presentationRequest
+    /// The relying party's request: `POST <rp>/admin/presentation-requests` (201) → its link.
+    private func createRequest() throws -> String {
         let reply = try http.postJSON(setup.verifier + "/admin/presentation-requests", setup.requestBody, headers: adminHeaders)
         guard reply.status == 201, let link = reply.json?["request_link"]?.stringValue else {
             throw WalletError.server(step: "presentation request", status: reply.status, body: reply.text)
         }
-        totals.record(.presentationRequest, since: &started)
+        return link
+    }
 
-        step = .requestObject
-        let request = try presenter.fetchRequest(link: link)
-        totals.record(.requestObject, since: &started)
+    func run(iteration: Int, step: inout BenchRun.Step, totals: inout BenchRun.Totals) throws {
+        var started = DispatchTime.now()
+        let request: PresentationRequest
+        if setup.prepare > 0 {
+            guard let next = prepared.popLast() else { throw BenchRun.Exhausted() }
+            request = next
+        } else {
+            step = .presentationRequest
+            let link = try createRequest()
+            totals.record(.presentationRequest, since: &started)
+            step = .requestObject
+            request = try presenter.fetchRequest(link: link)
+            totals.record(.requestObject, since: &started)
+        }
 
         step = .answer
         let form = try presenter.answer(request, wallet: setup.wallet)
@@ -144,6 +162,7 @@ extension LoadTest {
         }
         return VerifierSetup(verifier: verifier, adminToken: options.adminToken, wallet: wallet,
                              requestBody: VerifierSetup.requestBody(flow: options.flow, responseMode: options.responseMode),
-                             merchantID: options.merchantID, teamID: options.teamID, recipient: recipient, mdoc: mdoc)
+                             merchantID: options.merchantID, teamID: options.teamID, recipient: recipient, mdoc: mdoc,
+                             prepare: options.flow == .apple ? 0 : options.prepare)
     }
 }

@@ -45,6 +45,8 @@ public struct BenchOptions {
     public var responseMode: String?
     public var merchantID = "merchant.org.trustbed.demo"
     public var teamID = "TRUSTBED01"
+    /// present-*: requests each thread makes and fetches before the clock starts (0: per iteration).
+    public var prepare = 0
     /// Progress and warnings (stderr in the CLI).
     public var log: @Sendable (String) -> Void = { _ in }
 
@@ -99,11 +101,12 @@ public struct LoadTest {
         let makeWorker: (Int) throws -> FlowWorker
         if flow.needsVerifier {
             let setup = try verifierSetup(http: try newHTTP())
-            title = "verifier: \(setup.verifier), request: \(setup.requestBody.serialized())"
+            title = "verifier: \(setup.verifier)" + (flow == .apple ? ", merchant: \(setup.merchantID)"
+                : ", request: \(setup.requestBody.serialized())" + (setup.prepare > 0 ? ", prepared per thread: \(setup.prepare)" : ""))
             walletLog("running \(flow.rawValue) against \(setup.verifier) on \(concurrency) threads...")
             makeWorker = flow == .apple
                 ? { _ in try AppleEnvelopeWorker(setup: setup, http: try newHTTP()) }
-                : { _ in PresentationWorker(setup: setup, http: try newHTTP()) }
+                : { _ in try PresentationWorker(setup: setup, http: try newHTTP()) }
         } else if flow.needsIssuer {
             let setup = try issuanceSetup(keys: pool, acknowledged: acknowledged, http: try newHTTP())
             configuration = setup.configuration

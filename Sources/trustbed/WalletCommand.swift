@@ -125,6 +125,9 @@ struct WalletBenchCommand: ParsableCommand {
     @Option(name: .customLong("merchant-id"), help: "Apple merchant identifier (--flow apple; the demo's by default).")
     var merchantID = "merchant.org.trustbed.demo"
     @Option(name: .customLong("team-id"), help: "Apple team identifier (--flow apple; the demo's by default).") var teamID = "TRUSTBED01"
+    @Option(help: ArgumentHelp("present-sdjwt / present-mdoc: requests each thread makes and fetches before the clock starts (0: one per iteration).",
+                               discussion: "With N > 0 the timed iterations are the answer and its verification alone, and each thread stops after N."))
+    var prepare = 0
     @Option(help: "Instances each thread registers before the clock starts (attest, attest-legacy).") var instances = 4
     @Option(name: .customLong("admin-token"), help: "Admin token (default: the TRUSTBED_ADMIN_TOKEN variable).") var adminToken: String?
     @Option(help: "Persona id for the offers.") var persona = "erika"
@@ -153,6 +156,7 @@ struct WalletBenchCommand: ParsableCommand {
         guard (1...1000).contains(instances) else { throw ValidationError("--instances must be 1...1000") }
         if flow.needsIssuer, issuer == nil { throw ValidationError("--flow \(flow.rawValue) needs --issuer") }
         if flow.needsProvider, provider == nil { throw ValidationError("--flow \(flow.rawValue) needs --provider") }
+        guard (0...100_000).contains(prepare) else { throw ValidationError("--prepare must be 0...100000") }
         if flow.needsVerifier, verifier == nil { throw ValidationError("--flow \(flow.rawValue) needs --verifier") }
         if let responseMode, !["direct_post", "direct_post.jwt"].contains(responseMode) {
             throw ValidationError("--response-mode must be direct_post or direct_post.jwt")
@@ -182,6 +186,7 @@ struct WalletBenchCommand: ParsableCommand {
         options.responseMode = responseMode
         options.merchantID = merchantID
         options.teamID = teamID
+        options.prepare = prepare
         options.log = walletLog
         let outcome: BenchOutcome
         do { outcome = try LoadTest(options: options).run() } catch {

@@ -204,3 +204,13 @@ def test_bench_flow_counts_nothing_when_the_verifier_refuses(server, wallet):
             "--merchant-id", "merchant.example.other", "--concurrency", "1", "--count", "3", expect_ok=False)
     assert p.returncode == 1, p.stdout
     assert "flows: 0" in p.stdout and "refused" in p.stdout, p.stdout
+
+
+def test_bench_prepared_requests_time_the_verification_alone(server, wallet):
+    """--prepare: each thread makes and fetches its requests before the clock; the timed iterations
+    are the answer and the verification, every one verified, and each thread stops after its own."""
+    report = json.loads(cli("wallet", "bench", "--flow", "present-mdoc", "--verifier", server.id("relying-party"), "--wallet", str(wallet),
+                            "--admin-token", server.admin_token, "--concurrency", "2", "--prepare", "5", "--count", "100",
+                            "--json").stdout)
+    assert 0 < report["flows"] <= 10 and report["verified"] == report["flows"] and report["errors"] == {}, report
+    assert report["steps"]["presentation_request"]["count"] == 0 and report["steps"]["response"]["count"] == report["flows"], report
