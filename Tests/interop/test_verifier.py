@@ -134,9 +134,14 @@ def post_response(server, claims: dict, vp_token: dict | None, *, encrypt: bool 
     payload.update(extra or {})
     encrypt = claims["response_mode"] == "direct_post.jwt" if encrypt is None else encrypt
     if encrypt:
-        keys = [k for k in claims["client_metadata"]["jwks"]["keys"] if k.get("use") == "enc"]
-        assert keys, claims["client_metadata"]
-        assert enc in claims["client_metadata"]["encrypted_response_enc_values_supported"]
+        metadata = claims.get("client_metadata")
+        if metadata is None:
+            # openid_federation: the verifier's metadata comes from its entity configuration.
+            r = requests.get(claims["client_id"].split(":", 1)[1] + "/.well-known/openid-federation", timeout=TIMEOUT)
+            metadata = decode_jws(r.text, "entity configuration")[1]["metadata"]["openid_credential_verifier"]
+        keys = [k for k in metadata["jwks"]["keys"] if k.get("use") == "enc"]
+        assert keys, metadata
+        assert enc in metadata["encrypted_response_enc_values_supported"]
         key = ECKey.import_key(keys[0])
         token = jwe.encrypt_compact({"alg": "ECDH-ES", "enc": enc, "kid": keys[0]["kid"]}, json.dumps(payload).encode(), key,
                                     algorithms=["ECDH-ES", enc])
@@ -207,6 +212,10 @@ def test_request_uri_method_post_echoes_wallet_nonce(vp):
     assert r.status_code == 200, describe(r)
     _, claims = decode_jws(r.text, "request object")
     assert claims["wallet_nonce"] == "wn-123"
+    r = requests.post(created["request_uri"], data={"wallet_metadata": "[not an object"}, timeout=TIMEOUT)
+    assert "wallet_metadata" in assert_json_error(r, 400, "invalid_request")["error_description"]
+    r = requests.get(rp(vp) + "/request/unknown", timeout=TIMEOUT)
+    assert_json_error(r, 404, "not_found")
 
 
 def test_admin_api_needs_the_token_and_refuses_bad_queries(vp):
@@ -227,10 +236,12 @@ def test_admin_api_needs_the_token_and_refuses_bad_queries(vp):
 
 # ---------------------------------------------------------------------------- verified presentations
 
-@pytest.mark.parametrize("mode,enc", [("direct_post", None), ("direct_post.jwt", "A128GCM"), ("direct_post.jwt", "A256GCM")])
-def test_key_bound_sd_jwt_is_verified(vp, mode, enc):
+@pytest.mark.parametrize("mode,enc,prefix", [("direct_post", None, "x509_hash"), ("direct_post.jwt", "A128GCM", "x509_san_dns"),
+                                             ("direct_post.jwt", "A256GCM", "x509_hash"), ("direct_post", None, "openid_federation"),
+                                             ("direct_post.jwt", "A128GCM", "openid_federation")])
+def test_key_bound_sd_jwt_is_verified(vp, mode, enc, prefix):
     credential, holder, who = obtain_pid(vp)
-    created = create_request(vp, {"template": "name_and_birth_date", "response_mode": mode})
+    created = create_request(vp, {"template": "name_and_birth_date", "response_mode": mode, "client_id_prefix": prefix})
     assert result(vp, created["id"])["state"] == "pending"
     _, claims, client_id = fetch_request_object(vp, created)
     token = present(credential, holder, names={"given_name", "family_name", "birthdate"}, aud=client_id, nonce=claims["nonce"])
