@@ -89,10 +89,12 @@ def test_pid_flow_is_the_attested_haip_flow(server, tmp_path):
     check_steps(report, ["offer", "token", "nonce", "key_attestation", "credential"])
     assert report["credentials"] == report["flows"] and report["credentials_per_second"] > 0
     assert report["verified_samples"] >= 1, report
-    # One instance per thread, registered and attested before the clock: a PID went to a key
-    # it had attested, so it is valid.
+    # One instance per thread, registered and attested before the clock: PIDs went to keys they
+    # had attested, so they became valid (with one valid instance per person, an instance of the
+    # same persona that got a PID later sends the earlier one back to operational).
     new = {k: v for k, v in instances(server).items() if k not in before}
-    assert len(new) == 2 and {i["state"] for i in new.values()} == {"valid"}, new
+    states = {i["state"] for i in new.values()}
+    assert len(new) == 2 and "valid" in states and states <= {"valid", "operational"}, new
     # Every PID the bench received has its issued-credential record.
     acked = {tuple(line.split()) for line in acknowledged.read_text().splitlines() if line.strip()}
     assert len(acked) == report["credentials"], (len(acked), report["credentials"])
