@@ -37,9 +37,7 @@ public enum PresentationSelection {
         guard let object = query.objectValue, let credentials = object["credentials"]?.arrayValue, !credentials.isEmpty else {
             throw WalletError.verification("dcql_query.credentials must be a non-empty array (§6)")
         }
-        for unsupported in ["credential_sets"] where object[unsupported] != nil {
-            throw WalletError.usage("dcql_query.\(unsupported) is not supported by this wallet")
-        }
+        if object["credential_sets"] != nil { throw WalletError.usage("dcql_query.credential_sets is not supported by this wallet") }
         return try credentials.map { try selectOne($0, wallet: wallet) }
     }
 
