@@ -10,6 +10,8 @@ struct VerifierSetup {
     let verifier: String
     let adminToken: String
     let wallet: TestWalletFile
+    /// Its credentials decoded once, as `wallet present` decodes them once per run.
+    let credentials: WalletCredentials
     /// The body of `POST <rp>/admin/presentation-requests` (a template or a DCQL query).
     let requestBody: JSONValue
     let merchantID: String
@@ -85,7 +87,7 @@ final class PresentationWorker: FlowWorker {
         }
 
         step = .answer
-        let form = try presenter.answer(request, wallet: setup.wallet)
+        let form = try presenter.answer(request, credentials: setup.credentials)
         totals.record(.answer, since: &started)
 
         step = .response
@@ -160,7 +162,7 @@ extension LoadTest {
                 throw WalletError.malformed("\(verifier)/apple/encryption.pem: \(error)")
             }
         }
-        return VerifierSetup(verifier: verifier, adminToken: options.adminToken, wallet: wallet,
+        return VerifierSetup(verifier: verifier, adminToken: options.adminToken, wallet: wallet, credentials: try WalletCredentials(wallet),
                              requestBody: VerifierSetup.requestBody(flow: options.flow, responseMode: options.responseMode),
                              merchantID: options.merchantID, teamID: options.teamID, recipient: recipient, mdoc: mdoc,
                              prepare: options.flow == .apple ? 0 : options.prepare)

@@ -34,6 +34,10 @@ public enum PresentationSelection {
 
     /// One credential per credential query, or a usage error naming the query nothing held answers.
     public static func select(_ query: JSONValue, from wallet: TestWalletFile) throws -> [SelectedCredential] {
+        try select(query, from: try WalletCredentials(wallet))
+    }
+
+    public static func select(_ query: JSONValue, from wallet: WalletCredentials) throws -> [SelectedCredential] {
         guard let object = query.objectValue, let credentials = object["credentials"]?.arrayValue, !credentials.isEmpty else {
             throw WalletError.verification("dcql_query.credentials must be a non-empty array (§6)")
         }
@@ -41,7 +45,7 @@ public enum PresentationSelection {
         return try credentials.map { try selectOne($0, wallet: wallet) }
     }
 
-    static func selectOne(_ query: JSONValue, wallet: TestWalletFile) throws -> SelectedCredential {
+    static func selectOne(_ query: JSONValue, wallet: WalletCredentials) throws -> SelectedCredential {
         guard let id = query["id"]?.stringValue, let format = query["format"]?.stringValue else {
             throw WalletError.verification("a DCQL credential query needs id and format (§6.1)")
         }
@@ -53,59 +57,49 @@ public enum PresentationSelection {
             }
         }
         var reasons: [String] = []
-        for entry in wallet.credentials where entry["format"]?.stringValue == format {
-            do {
-                switch format {
-                case "dc+sd-jwt":
-                    if let found = try sdJWT(entry, id: id, types: query["meta"]?["vct_values"]?.stringArray ?? [], claims: claims) { return found }
-                case "mso_mdoc":
-                    if let found = try mdoc(entry, id: id, docType: query["meta"]?["doctype_value"]?.stringValue, claims: claims, wallet: wallet) {
-                        return found
-                    }
-                default: break
-                }
-            } catch let reason as SelectionMiss {
-                reasons.append(reason.text)
-            }
+        var held = 0
+        func attempt(_ body: () throws -> SelectedCredential) rethrows -> SelectedCredential? {
+            held += 1
+            do { return try body() } catch let miss as SelectionMiss { reasons.append(miss.text) }
+            return nil
         }
-        let held = wallet.credentials.filter { $0["format"]?.stringValue == format }.count
+        switch format {
+        case "dc+sd-jwt":
+            let types = query["meta"]?["vct_values"]?.stringArray ?? []
+            for entry in wallet.sdJWTs {
+                if let found = try attempt({ try sdJWT(entry, id: id, types: types, claims: claims) }) { return found }
+            }
+        case "mso_mdoc":
+            let docType = query["meta"]?["doctype_value"]?.stringValue
+            for stored in wallet.mdocs {
+                if let found = try attempt({ try mdoc(stored, id: id, docType: docType, claims: claims) }) { return found }
+            }
+        default: break
+        }
         throw WalletError.usage("no credential in \(wallet.path) answers the query \(id) (\(format)): "
                                 + (held == 0 ? "the wallet holds no \(format) credential" : reasons.joined(separator: "; ")))
     }
 
     struct SelectionMiss: Error { let text: String }
 
-    static func sdJWT(_ entry: JSONValue, id: String, types: [String], claims: [Claim]?) throws -> SelectedCredential? {
-        guard let text = entry["credential"]?.stringValue, let jwk = entry["holder_key"]?.objectValue else {
-            throw WalletError.usage("a dc+sd-jwt credential of the wallet file has no credential or holder_key")
-        }
-        let credential = try SDJWT.parse(text)
-        let payload = try credential.parsedIssuerJWT().payload()
-        let vct = payload["vct"]?.stringValue ?? ""
-        guard types.contains(vct) else { throw SelectionMiss(text: "vct \(vct) is not one of \(types)") }
-        let disclosed = try credential.disclosedClaims()
-        // The claims with every disclosure applied: what the holder could show.
-        let full = try credential.holderClaims()
+    static func sdJWT(_ entry: WalletCredentials.SDJWTEntry, id: String, types: [String], claims: [Claim]?) throws -> SelectedCredential {
+        guard types.contains(entry.vct) else { throw SelectionMiss(text: "vct \(entry.vct) is not one of \(types)") }
         guard let claims else {
-            return SelectedCredential(queryID: id, content: .sdJWT(credential, try HolderKey(privateJWK: jwk)),
-                                      disclosed: disclosed.map { $0.path.description })
+            return SelectedCredential(queryID: id, content: .sdJWT(entry.credential, entry.key),
+                                      disclosed: entry.disclosed.map { $0.path.description })
         }
         for claim in claims {
-            let found = select(claim.path, in: .object(full))
-            guard !found.isEmpty else { throw SelectionMiss(text: "vct \(vct) has no claim \(claim.description)") }
+            let found = select(claim.path, in: .object(entry.claims))
+            guard !found.isEmpty else { throw SelectionMiss(text: "vct \(entry.vct) has no claim \(claim.description)") }
             if let values = claim.values, !found.allSatisfy({ values.contains($0) }) {
-                throw SelectionMiss(text: "claim \(claim.description) of vct \(vct) is not one of the requested values")
+                throw SelectionMiss(text: "claim \(claim.description) of vct \(entry.vct) is not one of the requested values")
             }
         }
-        let presentation = try credential.presentation { path in claims.contains { covers($0.path, path) } }
-        let kept = try presentation.disclosedClaims().map { $0.path.description }
-        return SelectedCredential(queryID: id, content: .sdJWT(presentation, try HolderKey(privateJWK: jwk)), disclosed: kept)
+        let (presentation, kept) = entry.presentation { path in claims.contains { covers($0.path, path) } }
+        return SelectedCredential(queryID: id, content: .sdJWT(presentation, entry.key), disclosed: kept)
     }
 
-    static func mdoc(_ entry: JSONValue, id: String, docType: String?, claims: [Claim]?, wallet: TestWalletFile) throws -> SelectedCredential? {
-        var one = TestWalletFile(path: wallet.path)
-        one.credentials = [entry]
-        let stored = try StoredMDoc.first(in: one)
+    static func mdoc(_ stored: StoredMDoc, id: String, docType: String?, claims: [Claim]?) throws -> SelectedCredential {
         guard docType == nil || stored.docType == docType else { throw SelectionMiss(text: "docType \(stored.docType) is not \(docType!)") }
         guard let claims else {
             let all = stored.issuerSigned.nameSpaces.flatMap { ns, items in items.map { "\(ns)/\($0.item.elementIdentifier)" } }

@@ -47,7 +47,12 @@ public struct WalletPresenter {
     /// The form to post: `vp_token` and `state` (direct_post), or one `response` JWE of them
     /// (direct_post.jwt, §8.3) encrypted to the verifier's key.
     public func answer(_ request: PresentationRequest, wallet: TestWalletFile, now: Int64 = WalletProofs.now()) throws -> [(String, String)] {
-        let selected = try PresentationSelection.select(request.dcqlQuery, from: wallet)
+        try answer(request, credentials: try WalletCredentials(wallet), now: now)
+    }
+
+    /// `answer` from credentials decoded beforehand (the benchmark decodes them once).
+    public func answer(_ request: PresentationRequest, credentials: WalletCredentials, now: Int64 = WalletProofs.now()) throws -> [(String, String)] {
+        let selected = try PresentationSelection.select(request.dcqlQuery, from: credentials)
         var encryption: (jwk: JWK, encryption: JWEContentEncryption)?
         if request.responseMode == "direct_post.jwt" { encryption = try request.encryptionKey() }
         var vpToken: [String: JSONValue] = [:]
