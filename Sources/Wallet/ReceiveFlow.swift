@@ -26,6 +26,9 @@ public struct ReceiveOptions {
     /// token endpoint (`client_id` = the attestation's `sub`); received credentials are stored in it.
     public var walletPath: String?
     public var clientAttestation = false
+    /// `--save FILE`: store the received credentials with their holder keys in this test wallet
+    /// file (created when absent), so `wallet present` can use them without a Wallet Provider.
+    public var savePath: String?
     /// Ask the wallet file's Wallet Provider for a key attestation of the proof keys.
     public var keyAttestation = false
     /// Asks the person for a line (the tx_code, the redirect URL after a browser login); nil
@@ -126,7 +129,7 @@ public struct WalletReceiver {
                 results.append(describe(verified, configuration: configuration, status: status, deferred: delivery.deferred,
                                         credential: credential))
                 // The wallet file keeps the credential with its key, so a later presentation can sign with it.
-                if wallet != nil, var entry = results.last?.objectValue {
+                if wallet != nil || options.savePath != nil, var entry = results.last?.objectValue {
                     entry["holder_key"] = .object(try keys[index].privateJWK())
                     entry["received_at"] = .int(WalletProofs.now())
                     stored.append(.object(entry))
@@ -148,7 +151,12 @@ public struct WalletReceiver {
             }
         }
         text += session.warnings.map { "warning: \($0)" }
-        if var file = wallet {
+        if let savePath = options.savePath, savePath != wallet?.path {
+            var file = try TestWalletFile.load(savePath)
+            file.credentials += stored
+            try file.save()
+            text.append("stored in: \(file.path)")
+        } else if var file = wallet {
             file.credentials += stored
             try file.save()
             wallet = file

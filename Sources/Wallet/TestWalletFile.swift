@@ -12,6 +12,9 @@ public struct TestWalletFile {
     public var hardwareKeyTag: String?
     /// The Wallet Provider's entity ID (its base URL).
     public var provider: String?
+    /// The Trust Anchor the wallet trusts verifiers through (`openid_federation` client ids):
+    /// the one `wallet register --trust-anchor` resolved the provider to.
+    public var trustAnchor: String?
     /// `installed` after registration, `operational` after the first wallet attestation.
     public var state: String?
     public var format: String?
@@ -46,6 +49,7 @@ public struct TestWalletFile {
         wallet.hardwareKey = json["hardware_key"]?.objectValue
         wallet.hardwareKeyTag = json["hardware_key_tag"]?.stringValue
         wallet.provider = json["provider"]?.stringValue
+        wallet.trustAnchor = json["trust_anchor"]?.stringValue
         wallet.state = json["state"]?.stringValue
         wallet.format = json["format"]?.stringValue
         wallet.integrity = json["integrity"]?.stringValue
@@ -62,6 +66,7 @@ public struct TestWalletFile {
         if let hardwareKey { out["hardware_key"] = .object(hardwareKey) }
         put("hardware_key_tag", hardwareKeyTag)
         put("provider", provider)
+        put("trust_anchor", trustAnchor)
         put("state", state)
         put("format", format)
         put("integrity", integrity)

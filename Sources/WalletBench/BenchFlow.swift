@@ -6,11 +6,17 @@
 /// `attest-legacy` a wallet attestation in the new wire format (`/wallet-attestations`,
 /// `wp-war+jwt`) or the older one (`/token`, jwt-bearer `war+jwt`), for instances registered
 /// before the clock starts; `pid` the attested HAIP flow against a PID Provider that demands
-/// client attestation, DPoP and key attestations (`pid-provider-haip`).
+/// client attestation, DPoP and key attestations (`pid-provider-haip`). `present-sdjwt`,
+/// `present-mdoc` and `apple` load the verifier (issue 22, docs/verifier.md): an OpenID4VP
+/// request made through its admin API, answered as `wallet present` answers it, or an Apple
+/// identity envelope posted to `<rp>/apple/identity`.
 public enum BenchFlow: String, CaseIterable, Sendable {
     case plain, register, attest
     case attestLegacy = "attest-legacy"
     case pid
+    case presentSDJWT = "present-sdjwt"
+    case presentMDoc = "present-mdoc"
+    case apple
 
     public struct UnknownFlow: Error, CustomStringConvertible {
         public let value: String
@@ -32,13 +38,18 @@ public enum BenchFlow: String, CaseIterable, Sendable {
         case .register: return [.nonce, .deviceAttestation, .registration]
         case .attest, .attestLegacy: return [.nonce, .deviceAttestation, .walletAttestation]
         case .pid: return [.offer, .token, .nonce, .keyAttestation, .credential]
+        case .presentSDJWT, .presentMDoc: return [.presentationRequest, .requestObject, .answer, .response]
+        case .apple: return [.envelope, .identity]
         }
     }
+
+    /// Whether the flow loads the verifier (`--verifier`, and a wallet file with the credentials).
+    public var needsVerifier: Bool { self == .presentSDJWT || self == .presentMDoc || self == .apple }
 
     /// Whether the flow needs `--issuer` (and an admin token for its offers).
     public var needsIssuer: Bool { self == .plain || self == .pid }
     /// Whether the flow needs `--provider`, the Wallet Provider's entity ID.
-    public var needsProvider: Bool { self != .plain }
+    public var needsProvider: Bool { self != .plain && !needsVerifier }
     /// Whether an iteration ends with credentials (the rest end with a 2xx of the provider).
     public var issuesCredentials: Bool { needsIssuer }
 }
@@ -56,6 +67,18 @@ extension BenchRun {
         case walletAttestation = "wallet_attestation"
         /// `GET <wp>/nonce` + `POST <wp>/key-attestations` for the proof keys (OpenID4VCI 1.0 Appendix D).
         case keyAttestation = "key_attestation"
+        /// `POST <rp>/admin/presentation-requests`: the relying party's request.
+        case presentationRequest = "presentation_request"
+        /// GET `request_uri` and the request object's checks, as `wallet present` does them.
+        case requestObject = "request_object"
+        /// The wallet's work: selection, KB-JWT or device signature, the JWE (no HTTP).
+        case answer
+        /// POST to `response_uri`: the verifier's verification (200 only when verified).
+        case response
+        /// Apple's envelope made by the wallet (device signature, HPKE seal; no HTTP).
+        case envelope
+        /// `POST <rp>/apple/identity`: opened and verified by the verifier.
+        case identity
 
         /// The step's place in `Totals.latencies` (an array, not a dictionary hashed per sample).
         var index: Int {
@@ -68,6 +91,12 @@ extension BenchRun {
             case .registration: return 5
             case .walletAttestation: return 6
             case .keyAttestation: return 7
+            case .presentationRequest: return 8
+            case .requestObject: return 9
+            case .answer: return 10
+            case .response: return 11
+            case .envelope: return 12
+            case .identity: return 13
             }
         }
     }

@@ -64,6 +64,8 @@ public final class BenchRun: @unchecked Sendable {
             do {
                 try worker.run(iteration: iteration, step: &step, totals: &local)
                 local.flows += 1
+            } catch is Exhausted {
+                break
             } catch let error as WalletError {
                 local.errors[Self.kind(of: error, step: step), default: 0] += 1
                 // An unreachable server (refused, reset: the kill -9 in the benchmark) fails at
@@ -77,6 +79,10 @@ public final class BenchRun: @unchecked Sendable {
     }
 
     static let transportPause = 0.02
+
+    /// Thrown by a worker whose work prepared before the clock started (`--prepare`) is all done:
+    /// its thread stops, without an error.
+    struct Exhausted: Error {}
 
     /// Groups errors by step and OAuth error code, not by their (unique) descriptions.
     static func kind(of error: WalletError, step: Step) -> String {

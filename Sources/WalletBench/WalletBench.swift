@@ -38,6 +38,15 @@ public struct BenchOptions {
     /// Append "<status list uri> <idx>" of every SD-JWT VC received to this file, or with
     /// `register` the `hardware_key_tag` of every instance registered (204).
     public var acknowledged: String?
+    /// The verifier flows: the relying party's entity ID, the wallet file holding the PIDs,
+    /// the response mode the requests ask (nil: the verifier's default) and Apple's merchant.
+    public var verifier: String?
+    public var walletPath: String?
+    public var responseMode: String?
+    public var merchantID = "merchant.org.trustbed.demo"
+    public var teamID = "TRUSTBED01"
+    /// present-*: requests each thread makes and fetches before the clock starts (0: per iteration).
+    public var prepare = 0
     /// Progress and warnings (stderr in the CLI).
     public var log: @Sendable (String) -> Void = { _ in }
 
@@ -55,6 +64,8 @@ public struct BenchOptions {
         if flow.needsIssuer, issuer.isEmpty { throw WalletError.usage("--flow \(flow.rawValue) needs --issuer") }
         if flow.needsIssuer, adminToken.isEmpty { throw WalletError.usage("pass --admin-token or set TRUSTBED_ADMIN_TOKEN") }
         if flow.needsProvider, (provider ?? "").isEmpty { throw WalletError.usage("--flow \(flow.rawValue) needs --provider") }
+        if flow.needsVerifier, (verifier ?? "").isEmpty { throw WalletError.usage("--flow \(flow.rawValue) needs --verifier") }
+        if flow.needsVerifier, flow != .apple, adminToken.isEmpty { throw WalletError.usage("pass --admin-token or set TRUSTBED_ADMIN_TOKEN") }
         if batch > 1, !flow.issuesCredentials { throw WalletError.usage("--batch applies to the plain and pid flows") }
     }
 }
@@ -88,7 +99,15 @@ public struct LoadTest {
         var title: String
         var configuration: IssuerMetadata.Configuration?
         let makeWorker: (Int) throws -> FlowWorker
-        if flow.needsIssuer {
+        if flow.needsVerifier {
+            let setup = try verifierSetup(http: try newHTTP())
+            title = "verifier: \(setup.verifier)" + (flow == .apple ? ", merchant: \(setup.merchantID)"
+                : ", request: \(setup.requestBody.serialized())" + (setup.prepare > 0 ? ", prepared per thread: \(setup.prepare)" : ""))
+            walletLog("running \(flow.rawValue) against \(setup.verifier) on \(concurrency) threads...")
+            makeWorker = flow == .apple
+                ? { _ in try AppleEnvelopeWorker(setup: setup, http: try newHTTP()) }
+                : { _ in try PresentationWorker(setup: setup, http: try newHTTP()) }
+        } else if flow.needsIssuer {
             let setup = try issuanceSetup(keys: pool, acknowledged: acknowledged, http: try newHTTP())
             configuration = setup.configuration
             let chosen = setup.configuration
@@ -218,6 +237,10 @@ public struct LoadTest {
         }
         lines.append(String(format: "client CPU: %.2f s, %.3f ms per flow", cpuSeconds, cpuPerFlow))
         if flow.issuesCredentials { lines.append("verified samples: \(totals.verified)") }
+        if flow.needsVerifier {
+            lines.insert(String(format: "verified: %d in %.2f s = %.1f verified/s", totals.verified, seconds,
+                                Double(totals.verified) / max(seconds, 0.001)), at: 2)
+        }
         if totals.errors.isEmpty {
             lines.append("errors: none")
         } else {
@@ -239,6 +262,11 @@ public struct LoadTest {
                 document["credentials"] = JSONValue(totals.credentials)
                 document["credentials_per_second"] = .double(rate)
                 document["verified_samples"] = JSONValue(totals.verified)
+            }
+            if flow.needsVerifier {
+                document["verifier"] = .string(options.verifier ?? "")
+                document["verified"] = JSONValue(totals.verified)
+                document["verified_per_second"] = .double(Double(totals.verified) / max(seconds, 0.001))
             }
             if flow.needsProvider { document["provider"] = .string(options.provider ?? "") }
             if flow == .attest || flow == .attestLegacy { document["instances_per_thread"] = JSONValue(options.instances) }

@@ -10,7 +10,7 @@ struct WalletCommand: ParsableCommand {
         commandName: "wallet",
         abstract: "A test wallet: receive credentials from any OpenID4VCI 1.0 issuer, or load-test one.",
         subcommands: [WalletReceiveCommand.self, WalletRegisterCommand.self, WalletAttestCommand.self, WalletTestRootsCommand.self,
-                      WalletBenchCommand.self, WalletAppleEnvelopeCommand.self, WalletQRCommand.self])
+                      WalletPresentCommand.self, WalletBenchCommand.self, WalletAppleEnvelopeCommand.self, WalletQRCommand.self])
 }
 
 /// Prints to stderr (progress and prompts; stdout carries only the result).
@@ -52,6 +52,8 @@ struct WalletReceiveCommand: ParsableCommand {
     @Flag(name: .customLong("key-attestation"),
           help: "Ask the wallet's Wallet Provider for a key attestation of the proof keys (with the issuer's c_nonce) and send it in each proof's key_attestation header.")
     var keyAttestation = false
+    @Option(help: "Store the credentials with their holder keys in this test wallet file (created when absent), for `wallet present`.")
+    var save: String?
 
     func validate() throws {
         guard (1...1000).contains(batch) else { throw ValidationError("--batch must be between 1 and 1000") }
@@ -76,6 +78,7 @@ struct WalletReceiveCommand: ParsableCommand {
         options.walletPath = wallet
         options.clientAttestation = clientAttestation
         options.keyAttestation = keyAttestation
+        options.savePath = save
         options.log = walletLog
         options.ask = { prompt in
             FileHandle.standardError.write(Data(prompt.utf8))
@@ -97,20 +100,34 @@ extension BenchFlow: ExpressibleByArgument {}
 struct WalletBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Load-test an issuer (offer → token → nonce → credential) or a Wallet Provider, on C threads.",
+        abstract: "Load-test an issuer (offer → token → nonce → credential), a Wallet Provider or a verifier, on C threads.",
         discussion: """
         --flow plain (default): the pre-authorized flow at --issuer. register: nonce → development key attestation → \
         registration at --provider. attest / attest-legacy: nonce → development key attestation → wallet attestation \
         (/wallet-attestations, or /token with the jwt-bearer grant) for instances each thread registers before the \
         clock starts. pid: the attested HAIP flow at --issuer (e.g. pid-provider-haip): each thread registers an \
         instance at --provider and gets a wallet attestation first; each flow sends it with a PoP at the token \
-        endpoint, uses DPoP, and carries a key attestation from the provider in its proofs.
+        endpoint, uses DPoP, and carries a key attestation from the provider in its proofs. present-sdjwt / \
+        present-mdoc: a presentation request through --verifier's admin API, then what `wallet present` does \
+        (request object, answer from the --wallet file's PID, response); apple: an Apple identity envelope from \
+        the wallet's mdoc PID posted to <verifier>/apple/identity. They count verified answers.
         """)
 
-    @Option(help: "What each iteration does: plain, register, attest, attest-legacy or pid.") var flow = BenchFlow.plain
+    @Option(help: "What each iteration does: plain, register, attest, attest-legacy, pid, present-sdjwt, present-mdoc or apple.") var flow = BenchFlow.plain
     @Option(help: "The credential issuer URL (e.g. http://127.0.0.1:8080/pid-provider); the plain and pid flows.") var issuer: String?
     @Option(help: "The Wallet Provider's entity ID (e.g. http://127.0.0.1:8080/wallet-provider); every flow but plain.")
     var provider: String?
+    @Option(help: "The verifier's (relying party's) entity ID, e.g. http://127.0.0.1:8080/relying-party; the present-sdjwt, present-mdoc and apple flows.")
+    var verifier: String?
+    @Option(help: "The test wallet file holding the PIDs the verifier flows present (`wallet receive --save FILE`).") var wallet: String?
+    @Option(name: .customLong("response-mode"), help: "direct_post or direct_post.jwt for the presentation requests (default: the verifier's).")
+    var responseMode: String?
+    @Option(name: .customLong("merchant-id"), help: "Apple merchant identifier (--flow apple; the demo's by default).")
+    var merchantID = "merchant.org.trustbed.demo"
+    @Option(name: .customLong("team-id"), help: "Apple team identifier (--flow apple; the demo's by default).") var teamID = "TRUSTBED01"
+    @Option(help: ArgumentHelp("present-sdjwt / present-mdoc: requests each thread makes and fetches before the clock starts (0: one per iteration).",
+                               discussion: "With N > 0 the timed iterations are the answer and its verification alone, and each thread stops after N."))
+    var prepare = 0
     @Option(help: "Instances each thread registers before the clock starts (attest, attest-legacy).") var instances = 4
     @Option(name: .customLong("admin-token"), help: "Admin token (default: the TRUSTBED_ADMIN_TOKEN variable).") var adminToken: String?
     @Option(help: "Persona id for the offers.") var persona = "erika"
@@ -139,6 +156,11 @@ struct WalletBenchCommand: ParsableCommand {
         guard (1...1000).contains(instances) else { throw ValidationError("--instances must be 1...1000") }
         if flow.needsIssuer, issuer == nil { throw ValidationError("--flow \(flow.rawValue) needs --issuer") }
         if flow.needsProvider, provider == nil { throw ValidationError("--flow \(flow.rawValue) needs --provider") }
+        guard (0...100_000).contains(prepare) else { throw ValidationError("--prepare must be 0...100000") }
+        if flow.needsVerifier, verifier == nil { throw ValidationError("--flow \(flow.rawValue) needs --verifier") }
+        if let responseMode, !["direct_post", "direct_post.jwt"].contains(responseMode) {
+            throw ValidationError("--response-mode must be direct_post or direct_post.jwt")
+        }
     }
 
     func run() throws {
@@ -159,6 +181,12 @@ struct WalletBenchCommand: ParsableCommand {
         options.scheduling = scheduling
         options.json = json
         options.acknowledged = acknowledged
+        options.verifier = verifier
+        options.walletPath = wallet
+        options.responseMode = responseMode
+        options.merchantID = merchantID
+        options.teamID = teamID
+        options.prepare = prepare
         options.log = walletLog
         let outcome: BenchOutcome
         do { outcome = try LoadTest(options: options).run() } catch {

@@ -72,6 +72,7 @@ struct WalletRegisterCommand: ParsableCommand {
             file.hardwareKey = try hardwareKey.privateJWK()
             file.hardwareKeyTag = tag
             file.provider = client.provider
+            file.trustAnchor = trustAnchor
             file.format = format
             file.integrity = integrity
             file.state = "installed"

@@ -35,6 +35,39 @@ final class TrustResolverTests: XCTestCase {
         XCTAssertGreaterThan(fetcher.requests.count, fetched, "expired statements are fetched again")
     }
 
+    /// A chain handed over (a request object's `trust_chain` header) is validated as given, with
+    /// the Trust Anchor's configuration fetched from the anchor: a chain ending in a forged
+    /// anchor configuration, or at another anchor, or starting elsewhere, is refused.
+    func testAGivenChainIsValidatedAgainstTheAnchorsOwnConfiguration() throws {
+        let (_, keys, fetcher) = try F.demo(clock: clock)
+        let resolver = TrustResolver(source: RemoteStatementSource(fetcher: fetcher, clock: clock), clock: clock)
+        let given = try resolver.resolve(subject: F.pidProvider, anchors: [F.trustAnchor: .selfPublished]).compactStatements
+        let chain = try resolver.validate(given: given, subject: F.pidProvider, trustAnchor: F.trustAnchor)
+        XCTAssertEqual(chain.statements.map(\.issuer), [F.pidProvider, F.intermediate, F.trustAnchor, F.trustAnchor])
+        XCTAssertNotNil(chain.resolvedMetadata["openid_credential_issuer"])
+        // Without the anchor's own configuration at its end, too.
+        XCTAssertNoThrow(try resolver.validate(given: Array(given.dropLast()), subject: F.pidProvider, trustAnchor: F.trustAnchor,
+                                               anchorKeys: .known(try keys.publicKeys(for: F.trustAnchor))))
+
+        // A forged anchor configuration (another key) in the chain changes nothing: the fetched one is used,
+        // and the subordinate statement signed by the forger's key does not verify with it.
+        let forger = try PrivateKey(generatingFor: .ES256)
+        let forgedKey = JWK(publicKey: forger.publicKey, algorithm: .ES256).adding(["kid": "forged"])
+        let claims = try F.decode(given[2]).claims
+        let forgedStatement = try JWS.sign(payload: claims, key: forger, algorithm: .ES256, keyID: "forged", type: "entity-statement+jwt")
+        var anchorClaims = try F.decode(given[3]).claims
+        anchorClaims["jwks"] = ["keys": [.object(forgedKey.json)]]
+        let forgedAnchor = try JWS.sign(payload: anchorClaims, key: forger, algorithm: .ES256, keyID: "forged", type: "entity-statement+jwt")
+        XCTAssertThrowsError(try resolver.validate(given: [given[0], given[1], forgedStatement, forgedAnchor], subject: F.pidProvider,
+                                                   trustAnchor: F.trustAnchor))
+        XCTAssertThrowsError(try resolver.validate(given: given, subject: F.intermediate, trustAnchor: F.trustAnchor)) {
+            XCTAssertTrue("\($0)".contains("does not start with"), "\($0)")
+        }
+        XCTAssertThrowsError(try resolver.validate(given: given, subject: F.pidProvider, trustAnchor: F.intermediate))
+        XCTAssertThrowsError(try resolver.validate(given: [given[0]], subject: F.pidProvider, trustAnchor: F.trustAnchor))
+        XCTAssertThrowsError(try resolver.validate(given: [], subject: F.pidProvider, trustAnchor: F.trustAnchor))
+    }
+
     func testFailedFetchesAreRememberedForTenSeconds() throws {
         let fetcher = FailingFetcher()
         let resolver = TrustResolver(source: RemoteStatementSource(fetcher: fetcher, clock: clock), clock: clock)

@@ -30,6 +30,7 @@ final class TestWalletTests: XCTestCase {
         file.hardwareKey = try key.privateJWK()
         file.hardwareKeyTag = "tag-1"
         file.provider = "https://wp.example"
+        file.trustAnchor = "https://ta.example"
         file.state = "installed"
         file.attestations = ["jwt": "a.b.c"]
         try file.save()
@@ -41,6 +42,7 @@ final class TestWalletTests: XCTestCase {
         let loaded = try TestWalletFile.load(file.path)
         XCTAssertEqual(loaded.hardwareKeyTag, "tag-1")
         XCTAssertEqual(loaded.provider, "https://wp.example")
+        XCTAssertEqual(loaded.trustAnchor, "https://ta.example")
         XCTAssertEqual(loaded.attestations["jwt"]?.stringValue, "a.b.c")
         // The key survives the file: same public key.
         XCTAssertEqual(try HolderKey(privateJWK: loaded.hardwareKey!).jwk, key.jwk)

@@ -8,8 +8,9 @@
 # Environment: BENCH_ROUNDS (6) rounds of BENCH_SECONDS (5) per run,
 # SOAK_SECONDS (60) for the memory check, BENCH_ENTITIES (100000) leaves for the scale scenario
 # and BENCH_SCALE=0 to skip it and the slow-host scenario (Tests/bench/scale.sh, which lists
-# its own settings), BENCH_ISSUANCE=0 and BENCH_WALLET=0 to skip the PID Provider's and the
-# Wallet Provider's (Tests/bench/issuance.sh, Tests/bench/wallet-provider.sh),
+# its own settings), BENCH_ISSUANCE=0, BENCH_WALLET=0 and BENCH_VERIFIER=0 to skip the PID
+# Provider's, the Wallet Provider's and the verifier's (Tests/bench/issuance.sh,
+# Tests/bench/wallet-provider.sh, Tests/bench/verifier.sh),
 # BENCH_PORT (18080) for trustbed, CEILING_PORT (18081) for the static responder,
 # BENCH_RESULTS (bench-results) where the table and raw wrk output are kept.
 #
@@ -376,6 +377,20 @@ if [ "${BENCH_WALLET:-1}" != 0 ]; then
     fi
 fi
 
+# --- the verifier ---------------------------------------------------------------------------
+verifier_out="$tmp/verifier"
+if [ "${BENCH_VERIFIER:-1}" != 0 ]; then
+    echo
+    echo "Verifier (Tests/bench/verifier.sh):"
+    mkdir -p "$verifier_out"
+    if VERIFIER_OUT="$verifier_out" BENCH_PORT=$((port + 30)) bash Tests/bench/verifier.sh "$bin"; then
+        misses=$((misses + $(cat "$verifier_out/misses" 2>/dev/null || echo 1)))
+    else
+        echo "MISS: the verifier benchmark failed (see above)"
+        misses=$((misses + 1))
+    fi
+fi
+
 # --- keep the figures ---------------------------------------------------------------------
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 keep="$results_root/$stamp"
@@ -393,6 +408,7 @@ if mkdir -p "$keep" 2>/dev/null; then
     cp "$tmp"/wrk-*.txt "$keep/" 2>/dev/null || true
     [ -d "$issuance_out" ] && cp -r "$issuance_out" "$keep/issuance" 2>/dev/null || true
     [ -d "$wallet_out" ] && cp -r "$wallet_out" "$keep/wallet-provider" 2>/dev/null || true
+    [ -d "$verifier_out" ] && cp -r "$verifier_out" "$keep/verifier" 2>/dev/null || true
     cp "$scale_out"/wrk-*.txt "$keep/" 2>/dev/null || true
     { cat "$tmp/trustbed-start.log"; echo "[... request lines of the runs dropped ...]"; tail -n 200 "$tmp/trustbed.log"; } >"$keep/trustbed.log" 2>/dev/null || true
     echo
