@@ -109,7 +109,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Verification", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "SDJWT", "StatusList", "Store", "Support", "TestSupport",
+            "Verification", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "Pages", "SDJWT", "StatusList", "Store", "Support", "TestSupport",
         ]),
         // The federation explorer: HTML pages over the running federation (issue 19).
         .target(name: "Explorer", dependencies: [
