@@ -29,7 +29,7 @@ final class QRCodeReaderTests: XCTestCase {
         let variants: [(String, TestPNG.Kind)] = [
             ("grey 8", .grey8), ("grey 16", .grey16), ("RGB 8", .rgb8), ("RGB 16", .rgb16),
             ("RGBA on transparent", .rgbaTransparent), ("grey+alpha", .greyAlpha8), ("palette", .palette),
-            ("grey 8 interlaced", .grey8Interlaced),
+            ("grey 8 interlaced", .grey8Interlaced), ("palette with tRNS", .paletteTransparent),
         ]
         for (name, kind) in variants {
             let png = TestPNG.qr(code, scale: 4, kind: kind)
@@ -100,7 +100,7 @@ final class QRCodeReaderTests: XCTestCase {
 
 /// A minimal PNG writer for the reader's tests: the colour types `QRCode.png` never writes.
 enum TestPNG {
-    enum Kind { case grey8, grey16, rgb8, rgb16, rgbaTransparent, greyAlpha8, palette, grey8Interlaced }
+    enum Kind { case grey8, grey16, rgb8, rgb16, rgbaTransparent, greyAlpha8, palette, paletteTransparent, grey8Interlaced }
 
     static func qr(_ code: QRCode, scale: Int, kind: Kind) -> [UInt8] {
         let side = (code.size + 2 * QRCode.quietZone) * scale
@@ -118,7 +118,7 @@ enum TestPNG {
         case .rgb16: (16, 2)
         case .rgbaTransparent: (8, 6)
         case .greyAlpha8: (8, 4)
-        case .palette: (8, 3)
+        case .palette, .paletteTransparent: (8, 3)
         }
         func pixel(_ x: Int, _ y: Int) -> [UInt8] {
             let g = UInt8(grey(x, y))
@@ -129,7 +129,7 @@ enum TestPNG {
             case .rgb16: return [g, g, g, g, g, g]
             case .rgbaTransparent: return g == 0 ? [0, 0, 0, 0xFF] : [0, 0, 0, 0]
             case .greyAlpha8: return g == 0 ? [0, 0xFF] : [0, 0]
-            case .palette: return [g == 0 ? 1 : 0]
+            case .palette, .paletteTransparent: return [g == 0 ? 1 : 0]
             }
         }
         var raw: [UInt8] = []
@@ -151,6 +151,11 @@ enum TestPNG {
         var out = signature
         chunk("IHDR", be(UInt32(width)) + be(UInt32(height)) + [depth, colour, 0, 0, kind == .grey8Interlaced ? 1 : 0], &out)
         if kind == .palette { chunk("PLTE", [0xFF, 0xFF, 0xFF, 0x10, 0x10, 0x10], &out) }
+        if kind == .paletteTransparent {
+            // Entry 0 black but fully transparent (tRNS), entry 1 opaque black: only alpha tells them apart.
+            chunk("PLTE", [0, 0, 0, 0, 0, 0], &out)
+            chunk("tRNS", [0x00], &out)
+        }
         chunk("IDAT", deflate(raw), &out)
         chunk("IEND", [], &out)
         return out
