@@ -80,7 +80,7 @@ final class QRCodeReaderTests: XCTestCase {
         }
     }
 
-    /// A 60-byte PNG whose IHDR declares 100,000 × 100,000 pixels (40 GB as RGBA) is refused
+    /// A 66-byte PNG whose IHDR declares 100,000 × 100,000 pixels (40 GB as RGBA) is refused
     /// from its header, at once; so is one just past the pixel bound though under the side bound.
     func testHugeDimensionsAreRefusedFromTheHeader() {
         let start = Date()

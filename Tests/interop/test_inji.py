@@ -372,7 +372,7 @@ def test_bad_qr_images_are_400_with_reason(inji_on, stored):
         (b"", "not a PNG"),
         (good[: len(good) // 2], "not a valid PNG"),                                # truncated
         (good[:29] + bytes(b ^ 0xFF for b in good[29:33]) + good[33:], "CRC"),      # IHDR's CRC flipped
-        (huge_png_header(100_000, 100_000), "100000 x 100000 pixels"),              # 40 GB as RGBA, from 60 bytes
+        (huge_png_header(100_000, 100_000), "100000 x 100000 pixels"),              # 40 GB as RGBA, from 66 bytes
         (huge_png_header(4096, 4096), "4096 x 4096 pixels"),                        # past the 4 Mpx bound
         (png_bytes(Image.new("L", (200, 200), 255)), "no QR code"),
         (python_qr_png("hello, not PixelPass"), "base45"),                           # a QR code, but not PixelPass
