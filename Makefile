@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PYTHON ?= python3
 VENV := Tests/interop/.venv
-DEB_PACKAGES := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev zlib1g-dev libcurl4-openssl-dev curl python3 python3-venv libqrencode-dev
+DEB_PACKAGES := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev zlib1g-dev libcurl4-openssl-dev curl python3 python3-venv libqrencode-dev libzxing-dev libpng-dev
 BENCH_PACKAGES := wrk
 # The interop tests check the HTML pages in headless Chromium.
 TEST_PACKAGES := chromium chromium-driver

@@ -35,6 +35,10 @@ let package = Package(
         // The only C code calling OpenSSL APIs deprecated since 3.0: Cryptography's EC_KEY fast
         // path (Sources/Cryptography/Legacy/ECKeyFastPath.swift).
         .target(name: "COpenSSLLegacy", dependencies: ["COpenSSL"]),
+        // C++ over zxing-cpp and libpng behind a plain C function: reads the QR code in a PNG
+        // (the verifier's `POST <rp>/verify/pixelpass` with an image body). Neither library
+        // needs a module map: only the .cpp includes their headers.
+        .target(name: "CQRDecode", linkerSettings: [.linkedLibrary("ZXing"), .linkedLibrary("png16")]),
 
         .target(name: "JSON"),
         // What every service needs: the clock, the lock, hex/base64url, query and form parsing.
@@ -50,7 +54,7 @@ let package = Package(
         ]),
         // What services show people, without HTTP: the page layout and QR codes.
         .target(name: "Pages", dependencies: [
-            "CQREncode", "CZlib", "Support", .product(name: "Mustache", package: "swift-mustache"),
+            "CQRDecode", "CQREncode", "CZlib", "Support", .product(name: "Mustache", package: "swift-mustache"),
         ]),
         .target(name: "JOSE", dependencies: ["Cryptography", "JSON", "Support"]),
         .target(name: "CBOR"),
@@ -105,7 +109,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Verification", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "SDJWT", "StatusList", "Store", "Support", "TestSupport",
+            "Verification", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "Pages", "SDJWT", "StatusList", "Store", "Support", "TestSupport",
         ]),
         // The federation explorer: HTML pages over the running federation (issue 19).
         .target(name: "Explorer", dependencies: [
@@ -128,7 +132,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Support"]),
-        .testTarget(name: "PagesTests", dependencies: ["Pages", "TestSupport"]),
+        .testTarget(name: "PagesTests", dependencies: ["Pages", "CZlib", "TestSupport"]),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography", "JSON", "Support", "TestSupport"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),

@@ -9,7 +9,10 @@ refused.  The credentials are checked with the independent verifiers of walletli
 (b) PixelPass: `trustbed wallet qr --pixelpass` renders a stored credential; Python decodes it
 with `base45` + zlib (+ cbor2) from PyPI and zxing-cpp reads the PNG back; texts encoded in
 Python are verified at `POST <rp>/verify/pixelpass` (SD-JWT VC and mdoc, as text and as CBOR);
-bad input (not base45, a zlib bomb, invalid CBOR, an image body) is a 400 with the reason."""
+bad input (not base45, a zlib bomb, invalid CBOR) is a 400 with the reason.  The QR code itself as
+an `image/png` body (drawn by PyPI's `qrcode`, or the CLI's `--png`, re-encoded by Pillow in other
+colour types) is read by the server and verified the same; images that are not PNG, truncated,
+declare a huge canvas or hold no QR code are 400 with the reason."""
 from __future__ import annotations
 
 import base64
@@ -269,6 +272,118 @@ def test_bad_pixelpass_input_is_400_with_reason(inji_on):
         assert time.monotonic() - start < 10, "refused promptly"
         assert_json_error(r, 400, "invalid_request")
         assert reason in r.json()["error_description"], (body if len(json.dumps(body)) < 200 else reason, r.json())
-    r = verify_pixelpass(inji_on, b"\x89PNG\r\n\x1a\n", content_type="image/png")
+    # Image types other than PNG are 415 with a pointer to what is read.
+    r = verify_pixelpass(inji_on, b"\xff\xd8\xff\xe0", content_type="image/jpeg")
     assert r.status_code == 415, describe(r)
-    assert "text" in r.json()["error_description"]
+    assert "image/png" in r.json()["error_description"]
+
+
+# ------------------------------------------------------------------ PixelPass as a QR image
+
+
+def png_bytes(image, fmt="PNG") -> bytes:
+    import io
+    out = io.BytesIO()
+    image.save(out, format=fmt)
+    return out.getvalue()
+
+
+def python_qr_png(text: str, **colours) -> bytes:
+    """The QR code drawn by PyPI's `qrcode` (error correction L, as MOSIP's library draws it)."""
+    import qrcode
+    code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_L, box_size=4, border=4)
+    code.add_data(text)
+    code.make(fit=True)
+    return png_bytes(code.make_image(**colours).get_image())
+
+
+def cli_pixelpass(path, which, claims, png=None) -> str:
+    args = ["wallet", "qr", "--pixelpass", "--wallet", str(path), "--credential", which, "--disclose", *claims]
+    p = run_cli(*args, *(["--png", str(png)] if png else []), timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.strip()
+
+
+def claims_of(report, which):
+    return report["claims"][SD] if which == "1" else report["claims"][MDOC][MDOC]
+
+
+QR_CASES = [("1", ["given_name", "family_name", "birthdate"]), (MDOC, ["family_name", "given_name", "birth_date"])]
+
+
+@pytest.mark.parametrize("which,claims", QR_CASES, ids=["sd-jwt", "mdoc"])
+def test_python_drawn_qr_png_verified(inji_on, stored, which, claims):
+    """The CLI's PixelPass text, drawn as a QR code by Python's `qrcode` (a 1-bit PNG, and an
+    RGB one in navy on cream), posted as image/png: the same verdict as the text."""
+    path, _ = stored
+    text = cli_pixelpass(path, which, claims)
+    by_text = verify_pixelpass(inji_on, {"pixelpass": text}).json()
+    for png in [python_qr_png(text), python_qr_png(text, fill_color="navy", back_color=(255, 250, 220))]:
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        r = verify_pixelpass(inji_on, png, content_type="image/png")
+        assert r.status_code == 200, describe(r)
+        report = r.json()
+        assert report["state"] == "verified", report
+        verdicts = lambda rep: [(c["name"], c["ok"]) for c in rep["checks"]]     # details say fetched / cached
+        assert verdicts(report) == verdicts(by_text) and report["format"] == by_text["format"]
+        assert report["claims"] == by_text["claims"]
+        assert set(claims) <= set(claims_of(report, which))
+
+
+@pytest.mark.parametrize("which,claims", QR_CASES, ids=["sd-jwt", "mdoc"])
+def test_cli_png_verified(inji_on, stored, tmp_path, which, claims):
+    """What `wallet qr --pixelpass --png` writes, posted as it is (and with a transparent
+    background and as a 16-bit greyscale re-encoding by Pillow), is verified."""
+    from PIL import Image
+    path, _ = stored
+    png = tmp_path / "qr.png"
+    cli_pixelpass(path, which, claims, png=png)
+    image = Image.open(png)
+    grey = image.convert("L")
+    transparent = Image.new("RGBA", grey.size, (0, 0, 0, 0))
+    transparent.putalpha(grey.point(lambda v: 255 - v))            # black modules, clear paper
+    variants = [png.read_bytes(), png_bytes(transparent), png_bytes(grey.convert("I").point(lambda v: v * 257).convert("I;16"))]
+    for body in variants:
+        r = verify_pixelpass(inji_on, body, content_type="image/png")
+        assert r.status_code == 200, describe(r)
+        report = r.json()
+        assert report["state"] == "verified", report
+        assert set(claims) <= set(claims_of(report, which))
+
+
+def huge_png_header(width: int, height: int) -> bytes:
+    """Signature + IHDR declaring width × height 8-bit grey + a one-byte IDAT + IEND."""
+    import struct
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\0")) + chunk(b"IEND", b""))
+
+
+def test_bad_qr_images_are_400_with_reason(inji_on, stored):
+    from PIL import Image
+    path, _ = stored
+    good = python_qr_png(cli_pixelpass(path, "1", ["given_name"]))
+    qr = Image.open(__import__("io").BytesIO(good)).convert("RGB")
+    cases = [
+        (b"garbage, not an image", "not a PNG"),
+        (png_bytes(qr, "JPEG"), "not a PNG"),                                      # a JPEG labelled image/png
+        (b"", "not a PNG"),
+        (good[: len(good) // 2], "not a valid PNG"),                                # truncated
+        (good[:29] + bytes(b ^ 0xFF for b in good[29:33]) + good[33:], "CRC"),      # IHDR's CRC flipped
+        (huge_png_header(100_000, 100_000), "100000 x 100000 pixels"),              # 40 GB as RGBA, from 66 bytes
+        (huge_png_header(4096, 4096), "4096 x 4096 pixels"),                        # past the 4 Mpx bound
+        (png_bytes(Image.new("L", (200, 200), 255)), "no QR code"),
+        (python_qr_png("hello, not PixelPass"), "base45"),                           # a QR code, but not PixelPass
+    ]
+    for body, reason in cases:
+        start = time.monotonic()
+        r = verify_pixelpass(inji_on, body, content_type="image/png")
+        assert time.monotonic() - start < 10, "refused promptly"
+        assert_json_error(r, 400, "invalid_request")
+        assert reason in r.json()["error_description"], (reason, r.json())
+        assert r.json()["error_description"].startswith("pixelpass"), r.json()
+    # Past the server's body limit (1 MiB): 413 before the route runs.
+    r = verify_pixelpass(inji_on, good + b"\0" * (1 << 20), content_type="image/png")
+    assert r.status_code == 413, describe(r)
