@@ -47,6 +47,8 @@ public struct VerifiedSDJWT: Sendable {
     public let disclosed: [DisclosedClaim]
     /// The KB-JWT's claims, when key binding was checked.
     public let keyBindingClaims: [String: JSONValue]?
+    /// The payload's `_sd_alg` (what `sd_hash` is computed with).
+    public let digestAlgorithm: DigestAlgorithm
 }
 
 extension SDJWT {
@@ -70,7 +72,16 @@ extension SDJWT {
         if let expectation = policy.keyBinding {
             keyBindingClaims = try verifyKeyBinding(claims: claims, algorithm: algorithm, expectation: expectation, policy: policy)
         }
-        return VerifiedSDJWT(header: jws.header, claims: claims, disclosed: processor.disclosed, keyBindingClaims: keyBindingClaims)
+        return VerifiedSDJWT(header: jws.header, claims: claims, disclosed: processor.disclosed, keyBindingClaims: keyBindingClaims,
+                             digestAlgorithm: algorithm)
+    }
+
+    /// RFC 9901 §7.3 on its own, after `verify` without key binding: for a verifier that reports
+    /// the issuer's signature and the holder's key binding as separate checks without verifying
+    /// the issuer's signature twice. Returns the KB-JWT's claims.
+    public func verifyKeyBinding(of verified: VerifiedSDJWT, expectation: KeyBindingExpectation,
+                                 policy: SDJWTVerificationPolicy) throws(SDJWTError) -> [String: JSONValue] {
+        try verifyKeyBinding(claims: verified.claims, algorithm: verified.digestAlgorithm, expectation: expectation, policy: policy)
     }
 
     /// The disclosures and where each lands, read from the payload without verifying the

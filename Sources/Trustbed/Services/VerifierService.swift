@@ -5,6 +5,7 @@ import HTTPClient
 import Issuance
 import JOSE
 import JSON
+import Support
 import Verification
 
 /// `services.verifier`: a mock OpenID4VP verifier (`Verifier`) on the entity, with its keys
@@ -77,6 +78,12 @@ struct FederationIssuerTrust: CredentialIssuerTrust {
     let federation: FederationWalletProviderTrust
     let verifierID: String
     var remoteBudget: Double = 3
+    /// The metadata of the last resolve response read per issuer and Trust Anchor. The host
+    /// signs a resolve response once and serves that same JWT until it nears expiry or a reload
+    /// replaces the host, so an identical response has identical metadata: parsing the JWT
+    /// again for every presentation cost more than the presentation's own checks
+    /// (docs/performance.md, issue 22). Bounded: emptied when it reaches 1,024 issuers.
+    let parsed = Locked([String: (response: String, metadata: [String: JSONValue])]())
 
     struct Refusal: Error, CustomStringConvertible {
         let description: String
@@ -95,9 +102,7 @@ struct FederationIssuerTrust: CredentialIssuerTrust {
             }
             do {
                 if let response = try host.localResolveResponse(resolver: anchor, subject: entityID, trustAnchors: [anchor], entityTypes: []) {
-                    // Our own resolve response, signed in this process: its payload needs no check.
-                    let (_, claims) = try JWS.parseClaims(response)
-                    return (claims["metadata"]?.objectValue ?? [:], anchor)
+                    return (try metadata(of: response, key: entityID + " " + anchor), anchor)
                 }
                 remote[anchor] = .known(try host.keys.publicKeys(for: anchor))
             } catch {
@@ -109,6 +114,19 @@ struct FederationIssuerTrust: CredentialIssuerTrust {
         }
         let chain = try host.resolveChain(subject: entityID, anchors: remote, deadline: .after(seconds: remoteBudget))
         return (chain.resolvedMetadata, chain.trustAnchor.issuer)
+    }
+
+    /// The metadata of our own resolve response, signed in this process (its payload needs no
+    /// check), parsed once per distinct response.
+    private func metadata(of response: String, key: String) throws -> [String: JSONValue] {
+        if let last = parsed.read({ $0[key] }), last.response == response { return last.metadata }
+        let (_, claims) = try JWS.parseClaims(response)
+        let metadata = claims["metadata"]?.objectValue ?? [:]
+        parsed.withLock { entries in
+            if entries.count >= 1024 { entries.removeAll() }
+            entries[key] = (response, metadata)
+        }
+        return metadata
     }
 }
 

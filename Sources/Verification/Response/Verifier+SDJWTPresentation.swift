@@ -62,11 +62,10 @@ extension Verifier {
         report.pass(name("disclosures"), "\(verified.disclosed.count) disclosures, each referenced once by its digest")
 
         // Key binding (RFC 9901 §7.3) with this request's audience and nonce.
-        var bound = policy
-        bound.keyBinding = KeyBindingExpectation(audience: request.clientID, nonce: request.nonce,
-                                                 maximumAge: configuration.keyBindingMaxAge)
+        let expectation = KeyBindingExpectation(audience: request.clientID, nonce: request.nonce,
+                                                maximumAge: configuration.keyBindingMaxAge)
         do {
-            _ = try sdJWT.verify(issuerKeys: keys, policy: bound)
+            _ = try sdJWT.verifyKeyBinding(of: verified, expectation: expectation, policy: policy)
         } catch {
             report.fail(name("key_binding"), "\(error)")
             return nil
