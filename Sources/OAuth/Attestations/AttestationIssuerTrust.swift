@@ -60,7 +60,13 @@ public struct AttestationIssuerTrust: Sendable {
     /// wallet provider `issuer` names. The signature itself is the caller's to check, with its
     /// own `typ` and algorithm allow-list.
     public func signer(of jws: JWS, issuer: String?, now: Int64) throws(Refusal) -> Signer {
-        if let x5c = jws.header["x5c"], !roots.isEmpty {
+        try signer(x5c: jws.header["x5c"], keyID: jws.keyID, issuer: issuer, now: now)
+    }
+
+    /// The same from the JWT's `x5c` header value and `kid` (a caller that already holds them
+    /// asks again whether that signer is still trusted at `now`).
+    public func signer(x5c: JSONValue?, keyID: String?, issuer: String?, now: Int64) throws(Refusal) -> Signer {
+        if let x5c, !roots.isEmpty {
             guard let entries = x5c.stringArray, !entries.isEmpty else { throw Refusal("x5c must be a non-empty array of strings") }
             guard entries.count <= Self.maxChainLength else {
                 throw Refusal("x5c holds \(entries.count) certificates; at most \(Self.maxChainLength) are accepted")
@@ -72,7 +78,7 @@ public struct AttestationIssuerTrust: Sendable {
                 throw Refusal("the x5c does not chain to a trusted root: \(error.reason)")
             }
             var jwk = JWK(publicKey: chain.leafKey)
-            if let kid = jws.keyID { jwk = jwk.adding(["kid": .string(kid)]) }
+            if let keyID { jwk = jwk.adding(["kid": .string(keyID)]) }
             return Signer(keys: JWKSet(keys: [jwk]), name: issuer ?? chain.leafSubject)
         }
         guard let issuer, !issuer.isEmpty else {
