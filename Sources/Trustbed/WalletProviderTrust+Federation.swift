@@ -3,6 +3,7 @@ import Issuance
 import JOSE
 import JSON
 import OAuth
+import Support
 
 /// The PID Provider's question "is this attestation issuer a wallet provider we trust?"
 /// answered by the federation: the entity's trust chain must reach one of the configured Trust
@@ -19,8 +20,14 @@ import OAuth
 public struct FederationWalletProviderTrust: WalletProviderTrust {
     let host: @Sendable () -> FederationHost
     private let remoteBudget: Double
+    /// What the federation said about each wallet provider, until the `exp` of that answer
+    /// (the resolve response's, itself no later than the chain's earliest statement `exp`,
+    /// OpenID Federation 1.0 §10.2): every client attestation and key attestation names its
+    /// provider, and resolving, then reading the 10–15 KB signed answer again per request only
+    /// repeats the same result. Only successes of one host are kept: a reloaded federation (a
+    /// new host) starts afresh. Bounded (`WalletProviderAnswers.limit` providers × anchor sets).
+    let answers = WalletProviderAnswers()
 
-    /// `host` returns the current federation host (it is replaced when entity files change).
     public init(host: @escaping @Sendable () -> FederationHost, remoteBudget: Double = 3) {
         self.host = host
         self.remoteBudget = remoteBudget
@@ -33,6 +40,17 @@ public struct FederationWalletProviderTrust: WalletProviderTrust {
     public func walletProviderMetadata(entityID: String, trustAnchors: [String]) throws -> [String: JSONValue] {
         let host = self.host()
         guard !trustAnchors.isEmpty else { throw Refusal(description: "no Trust Anchors are configured for client attestations") }
+        let key = ([entityID] + trustAnchors).joined(separator: "\n")
+        let now = host.clock.now()
+        if let metadata = answers.lookup(key, owner: host, now: now) { return metadata }
+        let (metadata, until) = try resolve(entityID: entityID, trustAnchors: trustAnchors, host: host, now: now)
+        answers.store(key, metadata, until: until, owner: host)
+        return metadata
+    }
+
+    /// The wallet provider's resolved metadata, and until when it holds.
+    private func resolve(entityID: String, trustAnchors: [String], host: FederationHost,
+                         now: Int64) throws -> ([String: JSONValue], Int64) {
         var needsNetwork = false
         var problems: [String] = []
         for anchor in trustAnchors {
@@ -45,7 +63,7 @@ public struct FederationWalletProviderTrust: WalletProviderTrust {
                 }
                 // Our own resolve response, signed in this process: its payload needs no check.
                 let (_, claims) = try JWS.parseClaims(response)
-                return try Self.walletProvider(claims["metadata"]?.objectValue ?? [:], entityID)
+                return (try Self.walletProvider(claims["metadata"]?.objectValue ?? [:], entityID), claims["exp"]?.intValue ?? now)
             } catch let refusal as Refusal {
                 throw refusal
             } catch {
@@ -62,7 +80,7 @@ public struct FederationWalletProviderTrust: WalletProviderTrust {
             anchors[anchor] = host.entity(anchor) != nil ? .known(try host.keys.publicKeys(for: anchor)) : .selfPublished
         }
         let chain = try host.resolveChain(subject: entityID, anchors: anchors, deadline: .after(seconds: remoteBudget))
-        return try Self.walletProvider(chain.resolvedMetadata, entityID)
+        return (try Self.walletProvider(chain.resolvedMetadata, entityID), chain.expiresAt)
     }
 
     private static func walletProvider(_ metadata: [String: JSONValue], _ entityID: String) throws -> [String: JSONValue] {
@@ -70,5 +88,34 @@ public struct FederationWalletProviderTrust: WalletProviderTrust {
             throw Refusal(description: "\(entityID) has no wallet_provider metadata")
         }
         return metadata
+    }
+}
+
+/// The answers `FederationWalletProviderTrust` keeps (see there): resolved metadata by wallet
+/// provider and Trust Anchors, each until its `until`, all belonging to one `owner` (the
+/// federation host that gave them; another owner's lookup misses and its first store drops
+/// them). At most `limit` entries; when full, one is dropped per insertion.
+final class WalletProviderAnswers: Sendable {
+    struct Answer { let metadata: [String: JSONValue]; let until: Int64 }
+    let limit: Int
+    private let table = Locked<(owner: AnyObject?, entries: [String: Answer])>((nil, [:]))
+
+    init(limit: Int = 1_024) { self.limit = max(1, limit) }
+
+    var count: Int { table.read { $0.entries.count } }
+
+    func lookup(_ key: String, owner: AnyObject, now: Int64) -> [String: JSONValue]? {
+        table.read { state in
+            guard state.owner === owner, let answer = state.entries[key], now < answer.until else { return nil }
+            return answer.metadata
+        }
+    }
+
+    func store(_ key: String, _ metadata: [String: JSONValue], until: Int64, owner: AnyObject) {
+        table.withLock { state in
+            if state.owner !== owner { state = (owner, [:]) }
+            if state.entries[key] == nil, state.entries.count >= limit { state.entries.remove(at: state.entries.startIndex) }
+            state.entries[key] = Answer(metadata: metadata, until: until)
+        }
     }
 }

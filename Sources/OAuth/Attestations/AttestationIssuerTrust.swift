@@ -24,6 +24,12 @@ public struct AttestationIssuerTrust: Sendable {
     public let roots: [Certificate]
     public let trustAnchors: [String]
     public let walletProviders: WalletProviderTrust?
+    /// `x5c` chains already validated against `roots` (see `ValidatedChainCache`): a wallet
+    /// provider puts the same certificate on every attestation it signs. Shared by the copies
+    /// of this value, bounded by the cache's limit; the JWT each chain signs is still verified
+    /// on every use.
+    let chains: ValidatedChainCache
+    let rootsID: [UInt8]
     /// Longest `x5c` accepted (leaf, intermediates, root): a wallet provider's chain is two or
     /// three certificates; a longer one only costs path building.
     public static let maxChainLength = 5
@@ -32,6 +38,8 @@ public struct AttestationIssuerTrust: Sendable {
         self.roots = roots
         self.trustAnchors = trustAnchors
         self.walletProviders = walletProviders
+        chains = ValidatedChainCache()
+        rootsID = ValidatedChainCache.identity(of: roots)
     }
 
     /// The keys a trusted attestation is signed with, and the name of its issuer.
@@ -52,23 +60,26 @@ public struct AttestationIssuerTrust: Sendable {
     /// wallet provider `issuer` names. The signature itself is the caller's to check, with its
     /// own `typ` and algorithm allow-list.
     public func signer(of jws: JWS, issuer: String?, now: Int64) throws(Refusal) -> Signer {
-        if let x5c = jws.header["x5c"], !roots.isEmpty {
+        try signer(x5c: jws.header["x5c"], keyID: jws.keyID, issuer: issuer, now: now)
+    }
+
+    /// The same from the JWT's `x5c` header value and `kid` (a caller that already holds them
+    /// asks again whether that signer is still trusted at `now`).
+    public func signer(x5c: JSONValue?, keyID: String?, issuer: String?, now: Int64) throws(Refusal) -> Signer {
+        if let x5c, !roots.isEmpty {
             guard let entries = x5c.stringArray, !entries.isEmpty else { throw Refusal("x5c must be a non-empty array of strings") }
             guard entries.count <= Self.maxChainLength else {
                 throw Refusal("x5c holds \(entries.count) certificates; at most \(Self.maxChainLength) are accepted")
             }
-            let chain: [Certificate]
+            let chain: ValidatedChainCache.Entry
             do throws(CertificateError) {
-                chain = try Certificate.chain(x5c: entries)
-                try Certificate.verifyChain(leaf: chain[0], intermediates: Array(chain.dropFirst()), roots: roots, at: now)
+                chain = try chains.validate(x5c: entries, roots: roots, rootsID: rootsID, at: now)
             } catch {
                 throw Refusal("the x5c does not chain to a trusted root: \(error.reason)")
             }
-            let key: PublicKey
-            do throws(CryptoError) { key = try chain[0].publicKey() } catch { throw Refusal("the x5c leaf's key: \(error)") }
-            var jwk = JWK(publicKey: key)
-            if let kid = jws.keyID { jwk = jwk.adding(["kid": .string(kid)]) }
-            return Signer(keys: JWKSet(keys: [jwk]), name: issuer ?? chain[0].subjectText)
+            var jwk = JWK(publicKey: chain.leafKey)
+            if let keyID { jwk = jwk.adding(["kid": .string(keyID)]) }
+            return Signer(keys: JWKSet(keys: [jwk]), name: issuer ?? chain.leafSubject)
         }
         guard let issuer, !issuer.isEmpty else {
             throw Refusal("no x5c chaining to a trusted root and no iss naming a trusted wallet provider")

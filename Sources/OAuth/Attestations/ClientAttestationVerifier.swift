@@ -33,6 +33,9 @@ public struct ClientAttestationVerifier: Sendable {
     public let clock: any Clock
     /// Seen PoP `jti`s (purpose `client-attestation-pop`).
     public let replays: ReplayRecords
+    /// Attestations whose signature verified (see `VerifiedClientAttestations`), shared by the
+    /// copies of this value.
+    let verified = VerifiedClientAttestations()
 
     public init(issuer: String, trust: AttestationIssuerTrust, requireAttestation: Bool, proofWindow: Int64, clock: any Clock,
                 replayStore: any ReplayStore) {
@@ -68,28 +71,7 @@ public struct ClientAttestationVerifier: Sendable {
         }
         let now = clock.now()
         // 1. The attestation, signed by a wallet provider we trust.
-        let (jws, claims) = try parseJWT(attestation, what: "client attestation", refuse)
-        guard jws.type == "oauth-client-attestation+jwt" else { throw refuse("attestation typ must be oauth-client-attestation+jwt") }
-        guard let attester = claims["iss"]?.stringValue, !attester.isEmpty else { throw refuse("attestation iss is missing") }
-        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw refuse("attestation sub is missing") }
-        guard let exp = claims["exp"]?.intValue else { throw refuse("attestation exp is missing") }
-        guard exp > now else { throw refuse("the client attestation has expired") }
-        if let nbf = claims["nbf"] { guard let t = nbf.intValue, t <= now + 60 else { throw refuse("attestation not yet valid") } }
-        if let iat = claims["iat"] { guard let t = iat.intValue, t <= now + 60 else { throw refuse("attestation iat is in the future") } }
-        guard let cnf = claims["cnf"]?["jwk"]?.objectValue else { throw refuse("attestation cnf.jwk is missing") }
-        let instanceKey: JWK
-        do throws(JOSEError) { instanceKey = try JWK(json: cnf) } catch { throw refuse("attestation cnf.jwk: \(error)") }
-        let attesterKeys: JWKSet
-        do throws(AttestationIssuerTrust.Refusal) {
-            attesterKeys = try trust.signer(of: jws, issuer: attester, now: now).keys
-        } catch {
-            throw refuse("client attestation: \(error.description)")
-        }
-        do throws(JOSEError) {
-            try jws.verify(keys: attesterKeys, allowList: [.ES256], expectedType: "oauth-client-attestation+jwt", requireKeyID: false)
-        } catch {
-            throw refuse("client attestation signature: \(error)")
-        }
+        let (subject, instanceKey) = try attestedInstance(attestation, now: now, refuse)
         if let clientID, clientID != subject { throw refuse("client_id does not match the attestation's sub") }
 
         // 2. The PoP, signed by the instance key the attestation names.
@@ -115,6 +97,59 @@ public struct ClientAttestationVerifier: Sendable {
         let fresh = try replays.firstUse(subject + " " + jti, expiresAt: max(now, iat) + proofWindow + 1)
         guard fresh else { throw refuse("attestation PoP replayed (jti already used)") }
         return ClientIdentity(clientID: subject, attested: true)
+    }
+
+    /// The attestation's `sub` and `cnf.jwk` once it passed every check (§5.1, see
+    /// `authenticate`). An attestation whose signature verified before (`verified`) is not
+    /// parsed or verified again, but its times and its signer's trust are checked now.
+    private func attestedInstance(_ attestation: String, now: Int64,
+                                  _ refuse: (String) -> OAuthError) throws(OAuthError) -> (subject: String, key: JWK) {
+        if let known = verified.lookup(attestation) {
+            try Self.checkTimes(exp: known.expiresAt, nbf: known.notBefore, iat: known.issuedAt, now: now, refuse)
+            if let signer = try? trust.signer(x5c: known.x5c, keyID: known.keyID, issuer: known.attester, now: now),
+               signer.keys.keys.contains(where: { $0.thumbprint() == known.signerThumbprint }) {
+                return (known.subject, known.instanceKey)
+            }
+            // No longer trusted (or not with that key): checked in full below, which says why.
+        }
+        let (jws, claims) = try parseJWT(attestation, what: "client attestation", refuse)
+        guard jws.type == "oauth-client-attestation+jwt" else { throw refuse("attestation typ must be oauth-client-attestation+jwt") }
+        guard let attester = claims["iss"]?.stringValue, !attester.isEmpty else { throw refuse("attestation iss is missing") }
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw refuse("attestation sub is missing") }
+        guard let exp = claims["exp"]?.intValue else { throw refuse("attestation exp is missing") }
+        var nbf: Int64?
+        if let value = claims["nbf"] { guard let t = value.intValue else { throw refuse("attestation not yet valid") }; nbf = t }
+        var iat: Int64?
+        if let value = claims["iat"] { guard let t = value.intValue else { throw refuse("attestation iat is in the future") }; iat = t }
+        try Self.checkTimes(exp: exp, nbf: nbf, iat: iat, now: now, refuse)
+        guard let cnf = claims["cnf"]?["jwk"]?.objectValue else { throw refuse("attestation cnf.jwk is missing") }
+        let instanceKey: JWK
+        do throws(JOSEError) { instanceKey = try JWK(json: cnf) } catch { throw refuse("attestation cnf.jwk: \(error)") }
+        let attesterKeys: JWKSet
+        do throws(AttestationIssuerTrust.Refusal) {
+            attesterKeys = try trust.signer(of: jws, issuer: attester, now: now).keys
+        } catch {
+            throw refuse("client attestation: \(error.description)")
+        }
+        let signerKey: JWK
+        do throws(JOSEError) {
+            signerKey = try jws.verify(keys: attesterKeys, allowList: [.ES256], expectedType: "oauth-client-attestation+jwt",
+                                       requireKeyID: false)
+        } catch {
+            throw refuse("client attestation signature: \(error)")
+        }
+        verified.store(.init(compact: attestation, attester: attester, subject: subject, expiresAt: exp, notBefore: nbf, issuedAt: iat,
+                             instanceKey: instanceKey, x5c: jws.header["x5c"], keyID: jws.keyID,
+                             signerThumbprint: signerKey.thumbprint()))
+        return (subject, instanceKey)
+    }
+
+    /// `exp` in the future; `nbf` and `iat`, when present, not more than a minute ahead.
+    private static func checkTimes(exp: Int64, nbf: Int64?, iat: Int64?, now: Int64,
+                                   _ refuse: (String) -> OAuthError) throws(OAuthError) {
+        guard exp > now else { throw refuse("the client attestation has expired") }
+        if let nbf { guard nbf <= now + 60 else { throw refuse("attestation not yet valid") } }
+        if let iat { guard iat <= now + 60 else { throw refuse("attestation iat is in the future") } }
     }
 
     private func parseJWT(_ compact: String, what: String,

@@ -21,8 +21,15 @@ public struct DevelopmentKeyAttestation: DeviceKeyAttestationVerifier {
     /// The device-maker roots an attestation's `x5c` must chain to (this provider's own).
     public let roots: [Certificate]
     public var format: DeviceKeyAttestationFormat { .dev }
+    /// The `x5c` of every development attestation is the same root: validated once, not
+    /// decoded again per registration (`ValidatedChainCache`, bounded by its limit).
+    let chains = ValidatedChainCache()
+    let rootsID: [UInt8]
 
-    public init(roots: [Certificate]) { self.roots = roots }
+    public init(roots: [Certificate]) {
+        self.roots = roots
+        rootsID = ValidatedChainCache.identity(of: roots)
+    }
 
     /// A development key attestation for `hardwareKey`, bound to `binding`, signed by the
     /// device maker: what `POST <wp>/dev/key-attestation` answers.
@@ -59,17 +66,13 @@ public struct DevelopmentKeyAttestation: DeviceKeyAttestationVerifier {
         guard let entries = jws.header["x5c"]?.stringArray, !entries.isEmpty, entries.count <= 5 else {
             throw refuse("x5c must be an array of 1 to 5 base64 certificates")
         }
-        let chain: [Certificate]
+        let chain: ValidatedChainCache.Entry
         do throws(CertificateError) {
-            chain = try Certificate.chain(x5c: entries)
-            if !(chain.count == 1 && roots.contains(chain[0])) {
-                try Certificate.verifyChain(leaf: chain[0], intermediates: Array(chain.dropFirst()), roots: roots, at: now)
-            }
+            chain = try chains.validate(x5c: entries, roots: roots, rootsID: rootsID, at: now, rootItself: true)
         } catch {
             throw refuse("x5c does not chain to the device-maker root: \(error.reason)")
         }
-        guard let leafKey = try? chain[0].publicKey() else { throw refuse("the x5c leaf's key is not usable") }
-        var signerJWK = JWK(publicKey: leafKey)
+        var signerJWK = JWK(publicKey: chain.leafKey)
         if let kid = jws.keyID { signerJWK = signerJWK.adding(["kid": .string(kid)]) }
         do throws(JOSEError) {
             try jws.verify(keys: JWKSet(keys: [signerJWK]), allowList: [.ES256], expectedType: Self.type, requireKeyID: false)
