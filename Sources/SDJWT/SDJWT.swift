@@ -18,7 +18,10 @@ public struct SDJWT: Sendable, Equatable {
 
     public static func parse(_ text: String) throws(SDJWTError) -> SDJWT {
         guard text.utf8.count <= maximumLength else { throw .malformed("larger than \(maximumLength) bytes") }
-        let parts = text.split(separator: "~", omittingEmptySubsequences: false).map(String.init)
+        // Split on the bytes: "~" never occurs inside a multi-byte UTF-8 sequence, and splitting
+        // by `Character` (grapheme clusters) cost a verifier 4.6% of its CPU per presentation.
+        let parts = text.utf8.split(separator: UInt8(ascii: "~"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
         // At least "<jwt>~": a JWT alone (no tilde) is not an SD-JWT.
         guard parts.count >= 2 else { throw .malformed("no \"~\" separator") }
         guard !parts[0].isEmpty else { throw .malformed("empty issuer-signed JWT") }
