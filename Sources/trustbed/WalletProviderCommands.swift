@@ -68,7 +68,11 @@ struct WalletRegisterCommand: ParsableCommand {
                 if format == "apple" { tag = try TestDeviceAttestations.appleKeyID(hardwareKey) }
                 try client.register(hardwareKey: hardwareKey, tag: tag, format: format, testRoots: roots, appleAppID: appID)
             }
+            // A new instance starts the file afresh but keeps the credentials received so far:
+            // they stay bound to keys the file holds, and `wallet present` can still show them.
+            let kept = file.credentials
             file = TestWalletFile(path: file.path)
+            file.credentials = kept
             file.hardwareKey = try hardwareKey.privateJWK()
             file.hardwareKeyTag = tag
             file.provider = client.provider

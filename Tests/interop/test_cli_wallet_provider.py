@@ -96,6 +96,14 @@ def test_register_attest_and_receive_a_pid_from_the_haip_issuer(server, tmp_path
     holder = ECKey.import_key(stored["holder_key"])
     verify_sd_jwt_vc(stored["credential"], issuer=issuer, iaca=iaca_certificate(issuer), holder_key=holder, vct=SD)
 
+    # register --force replaces the instance and keeps the credentials received so far.
+    before = json.loads(wallet.read_text())
+    p = cli("register", "--provider", wp, "--wallet", str(wallet), "--force")
+    replaced = json.loads(wallet.read_text())
+    assert replaced["hardware_key_tag"] == json.loads(p.stdout)["hardware_key_tag"] != before["hardware_key_tag"]
+    assert replaced["state"] == "installed" and not replaced.get("attestations"), replaced.keys()
+    assert replaced["credentials"] == before["credentials"] and before["credentials"], replaced.keys()
+
 
 def test_receive_without_attestations_is_refused_by_the_haip_issuer(server, tmp_path):
     issuer = server.id("pid-provider-haip")
