@@ -252,26 +252,27 @@ public struct WalletReceiver {
     }
 }
 
-/// `--trust`: PEM certificates from a file or an http(s) URL (a DER answer is accepted too).
-public func loadTrustAnchors(_ source: String, http: WalletHTTP) throws -> [Certificate] {
+/// PEM certificates from a file or an http(s) URL (a DER answer is accepted too), for the option
+/// named `option` (`--trust`, `--verifier-ca`), which errors name.
+public func loadTrustAnchors(_ source: String, http: WalletHTTP, option: String = "--trust") throws -> [Certificate] {
     let bytes: [UInt8]
     if source.hasPrefix("https://") || source.hasPrefix("http://") {
         let reply = try http.get(source, accept: "application/x-pem-file, application/pkix-cert, */*")
-        guard reply.status == 200 else { throw WalletError.server(step: "--trust \(source)", status: reply.status, body: reply.text) }
+        guard reply.status == 200 else { throw WalletError.server(step: "\(option) \(source)", status: reply.status, body: reply.text) }
         bytes = reply.body
     } else {
-        guard let data = FileManager.default.contents(atPath: source) else { throw WalletError.usage("cannot read --trust \(source)") }
+        guard let data = FileManager.default.contents(atPath: source) else { throw WalletError.usage("cannot read \(option) \(source)") }
         bytes = Array(data)
     }
     let text = String(decoding: bytes, as: UTF8.self)
     do {
         let certificates = text.contains("-----BEGIN CERTIFICATE-----")
             ? try Certificate.certificates(pem: text) : [try Certificate(der: bytes)]
-        guard !certificates.isEmpty else { throw WalletError.usage("--trust \(source) holds no certificate") }
+        guard !certificates.isEmpty else { throw WalletError.usage("\(option) \(source) holds no certificate") }
         return certificates
     } catch let error as WalletError {
         throw error
     } catch {
-        throw WalletError.usage("--trust \(source): \(error)")
+        throw WalletError.usage("\(option) \(source): \(error)")
     }
 }

@@ -43,7 +43,7 @@ struct WalletPresentCommand: ParsableCommand {
             if verbose { http.trace = walletLog }
             var presenter = WalletPresenter(http: http)
             if verbose { presenter.log = walletLog }
-            presenter.verifierRoots = try verifierCA.map { try loadTrustAnchors($0, http: http) }
+            presenter.verifierRoots = try verifierCA.map { try loadTrustAnchors($0, http: http, option: "--verifier-ca") }
             if let anchor = trustAnchor ?? file.trustAnchor {
                 presenter.federation = { chain, entityID in
                     do {

@@ -177,6 +177,10 @@ def test_a_foreign_verifier_ca_is_refused(server, wallet, tmp_path):
     p = cli("wallet", "present", "--wallet", str(wallet), "--verifier-ca", server.id("pid-provider") + "/iaca.pem",
             created["request_link"], expect_ok=False)
     assert p.returncode == 1 and "does not chain" in p.stderr, p.stderr
+    # An unreadable --verifier-ca is named as such, not as --trust.
+    p = cli("wallet", "present", "--wallet", str(wallet), "--verifier-ca", str(tmp_path / "missing.pem"),
+            created["request_link"], expect_ok=False)
+    assert p.returncode == 1 and "cannot read --verifier-ca" in p.stderr, p.stderr
 
 
 # ---------------------------------------------------------------------------- the verifier benchmark's flows
