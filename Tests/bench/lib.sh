@@ -48,6 +48,10 @@ start_issuer() {
 # A new $tmp/state holding a copy of the repository's Entities (the demo, with the PID Provider).
 fresh_state() { rm -rf "$tmp/state" && mkdir -p "$tmp/state" && cp -r Entities "$tmp/state/Entities"; }
 
+# utime + stime of a process in clock ticks (fields 14 and 15 of /proc/PID/stat, counted after
+# the command name, which may contain spaces); nothing when the process is gone.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }' || true; }
+
 # A port that already answers would be benchmarked by mistake.
 port_in_use() { curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/" ; }
 

@@ -81,9 +81,6 @@ judge() { # judge VALUE OP GOAL -> PASS, MISS or NO DATA
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 rss_mib() { awk '$1 == "VmRSS:" { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || true; }
-# utime + stime of a process in clock ticks (fields 14 and 15 of /proc/PID/stat, counted after
-# the command name, which may contain spaces).
-cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }' || true; }
 
 # --- generate ------------------------------------------------------------------------------
 echo "scale scenario: 1 TA, $ints intermediates, $leaves leaves (+ $((slow_count * slow_rounds)) remote subordinates on a slow host)"

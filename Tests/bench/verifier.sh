@@ -69,17 +69,16 @@ flow_args() {
 }
 
 ticks=$(getconf CLK_TCK)
-server_cpu() { awk '{ print $14 + $15 }' "/proc/$server/stat" 2>/dev/null || echo 0; }
 
 # scenario NAME FLOW [ARGS...]: the client's summary with the server's CPU per flow, kept in
 # $out/NAME.txt (with --prepare the server's CPU includes making the prepared requests).
 scenario() {
     local name=$1 flow=$2 before; shift 2
-    before=$(server_cpu)
+    before=$(cpu_ticks "$server")
     # shellcheck disable=SC2046
     "$bin" wallet bench $(flow_args "$flow") --concurrency "$concurrency" "$@" \
         >"$out/$name.txt" 2>&1 || { cat "$out/$name.txt"; die "scenario $name failed"; }
-    awk -v a="$before" -v b="$(server_cpu)" -v t="$ticks" '$1 == "flows:" && $2 > 0 {
+    awk -v a="$before" -v b="$(cpu_ticks "$server")" -v t="$ticks" '$1 == "flows:" && $2 > 0 {
         printf "server CPU: %.2f s, %.3f ms per flow\n", (b - a) / t, 1000 * (b - a) / t / $2 }' "$out/$name.txt" >>"$out/$name.txt"
     echo "== $name"
     cat "$out/$name.txt"

@@ -54,20 +54,18 @@ flow_args() {
     esac
 }
 
-# The server's user + system CPU so far, in clock ticks (/proc/PID/stat fields 14 and 15).
 ticks=$(getconf CLK_TCK)
-server_cpu() { awk '{ print $14 + $15 }' "/proc/$server/stat" 2>/dev/null || echo 0; }
 
 # scenario NAME FLOW [ARGS...]: prints the client's summary, with the server's CPU per flow (on a
 # machine shared with other work, CPU per flow moves less than flows/s), and keeps it in
 # $out/NAME.txt.
 scenario() {
     local name=$1 flow=$2 before; shift 2
-    before=$(server_cpu)
+    before=$(cpu_ticks "$server")
     # shellcheck disable=SC2046
     "$bin" wallet bench $(flow_args "$flow") --concurrency "$concurrency" --duration "$seconds" "$@" \
         >"$out/$name.txt" 2>&1 || { cat "$out/$name.txt"; die "scenario $name failed"; }
-    awk -v a="$before" -v b="$(server_cpu)" -v t="$ticks" '$1 == "flows:" && $2 > 0 {
+    awk -v a="$before" -v b="$(cpu_ticks "$server")" -v t="$ticks" '$1 == "flows:" && $2 > 0 {
         printf "server CPU: %.2f s, %.3f ms per flow\n", (b - a) / t, 1000 * (b - a) / t / $2 }' "$out/$name.txt" >>"$out/$name.txt"
     echo "== $name"
     cat "$out/$name.txt"
