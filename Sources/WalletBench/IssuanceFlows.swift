@@ -44,6 +44,24 @@ final class IssuanceSetup: @unchecked Sendable {
         return try Self.preAuthorizedCode(in: offer, issuer: context.issuer.credentialIssuer, configuration: configuration.id)
     }
 
+    /// The steps every pre-authorized flow starts with, each timed: an offer's code from the
+    /// admin API, the token for it, and a `c_nonce`.
+    func tokenAndNonce(http: WalletHTTP, session: WalletSession, step: inout BenchRun.Step, totals: inout BenchRun.Totals,
+                       started: inout DispatchTime) throws -> (TokenResponse, String?) {
+        step = .offer
+        let code = try offerCode(http: http)
+        totals.record(.offer, since: &started)
+
+        step = .token
+        let token = try session.preAuthorizedToken(code: code, txCode: nil)
+        totals.record(.token, since: &started)
+
+        step = .nonce
+        let nonce = try session.nonce()
+        totals.record(.nonce, since: &started)
+        return (token, nonce)
+    }
+
     /// What a flow does with the credentials it received: count, log, verify one in `verifyEvery`.
     func received(_ delivery: CredentialDelivery, keys: [HolderKey], iteration: Int, verifier: CredentialVerifier,
                   totals: inout BenchRun.Totals) throws {
@@ -97,17 +115,7 @@ final class PlainIssuanceWorker: FlowWorker {
 
     func run(iteration: Int, step: inout BenchRun.Step, totals: inout BenchRun.Totals) throws {
         var started = DispatchTime.now()
-        step = .offer
-        let code = try setup.offerCode(http: http)
-        totals.record(.offer, since: &started)
-
-        step = .token
-        let token = try session.preAuthorizedToken(code: code, txCode: nil)
-        totals.record(.token, since: &started)
-
-        step = .nonce
-        let nonce = try session.nonce()
-        totals.record(.nonce, since: &started)
+        let (token, nonce) = try setup.tokenAndNonce(http: http, session: session, step: &step, totals: &totals, started: &started)
 
         step = .credential
         let (batch, pool, configuration) = (setup.batch, setup.keys, setup.configuration.id)
@@ -154,17 +162,7 @@ final class AttestedIssuanceWorker: FlowWorker {
         // Made before the clock of the first step starts: key generation is the client's cost.
         let keys = try (0..<setup.batch).map { _ in try HolderKey() }
         var started = DispatchTime.now()
-        step = .offer
-        let code = try setup.offerCode(http: http)
-        totals.record(.offer, since: &started)
-
-        step = .token
-        let token = try session.preAuthorizedToken(code: code, txCode: nil)
-        totals.record(.token, since: &started)
-
-        step = .nonce
-        let nonce = try session.nonce()
-        totals.record(.nonce, since: &started)
+        let (token, nonce) = try setup.tokenAndNonce(http: http, session: session, step: &step, totals: &totals, started: &started)
 
         step = .keyAttestation
         let attestation = try provider.keyAttestation(hardwareKey: instance.hardwareKey, tag: instance.tag, keys: keys, cNonce: nonce)
