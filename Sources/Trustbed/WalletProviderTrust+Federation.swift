@@ -38,19 +38,26 @@ public struct FederationWalletProviderTrust: WalletProviderTrust {
     }
 
     public func walletProviderMetadata(entityID: String, trustAnchors: [String]) throws -> [String: JSONValue] {
-        let host = self.host()
         guard !trustAnchors.isEmpty else { throw Refusal(description: "no Trust Anchors are configured for client attestations") }
-        let key = ([entityID] + trustAnchors).joined(separator: "\n")
-        let now = host.clock.now()
-        if let metadata = answers.lookup(key, owner: host, now: now) { return metadata }
-        let (metadata, until) = try resolve(entityID: entityID, trustAnchors: trustAnchors, host: host, now: now)
-        answers.store(key, metadata, until: until, owner: host)
-        return metadata
+        return try Self.walletProvider(resolvedMetadata(entityID: entityID, trustAnchors: trustAnchors).metadata, entityID)
     }
 
-    /// The wallet provider's resolved metadata, and until when it holds.
+    /// What the federation says of `entityID`: its metadata after its chain's policies and the
+    /// Trust Anchor that chain reached (one of `trustAnchors`), kept in `answers` until it
+    /// expires. The verifier asks the same of credential issuers.
+    func resolvedMetadata(entityID: String, trustAnchors: [String]) throws -> (metadata: [String: JSONValue], trustAnchor: String) {
+        let host = self.host()
+        let key = ([entityID] + trustAnchors).joined(separator: "\n")
+        let now = host.clock.now()
+        if let answer = answers.answer(key, owner: host, now: now) { return (answer.metadata, answer.trustAnchor) }
+        let (metadata, anchor, until) = try resolve(entityID: entityID, trustAnchors: trustAnchors, host: host, now: now)
+        answers.store(key, metadata, until: until, owner: host, trustAnchor: anchor)
+        return (metadata, anchor)
+    }
+
+    /// The entity's resolved metadata, the Trust Anchor reached, and until when it holds.
     private func resolve(entityID: String, trustAnchors: [String], host: FederationHost,
-                         now: Int64) throws -> ([String: JSONValue], Int64) {
+                         now: Int64) throws -> ([String: JSONValue], String, Int64) {
         var needsNetwork = false
         var problems: [String] = []
         for anchor in trustAnchors {
@@ -63,9 +70,7 @@ public struct FederationWalletProviderTrust: WalletProviderTrust {
                 }
                 // Our own resolve response, signed in this process: its payload needs no check.
                 let (_, claims) = try JWS.parseClaims(response)
-                return (try Self.walletProvider(claims["metadata"]?.objectValue ?? [:], entityID), claims["exp"]?.intValue ?? now)
-            } catch let refusal as Refusal {
-                throw refusal
+                return (claims["metadata"]?.objectValue ?? [:], anchor, claims["exp"]?.intValue ?? now)
             } catch {
                 problems.append("\(anchor): \(error)")
             }
@@ -80,7 +85,7 @@ public struct FederationWalletProviderTrust: WalletProviderTrust {
             anchors[anchor] = host.entity(anchor) != nil ? .known(try host.keys.publicKeys(for: anchor)) : .selfPublished
         }
         let chain = try host.resolveChain(subject: entityID, anchors: anchors, deadline: .after(seconds: remoteBudget))
-        return (try Self.walletProvider(chain.resolvedMetadata, entityID), chain.expiresAt)
+        return (chain.resolvedMetadata, chain.trustAnchor.issuer, chain.expiresAt)
     }
 
     private static func walletProvider(_ metadata: [String: JSONValue], _ entityID: String) throws -> [String: JSONValue] {
@@ -91,12 +96,12 @@ public struct FederationWalletProviderTrust: WalletProviderTrust {
     }
 }
 
-/// The answers `FederationWalletProviderTrust` keeps (see there): resolved metadata by wallet
-/// provider and Trust Anchors, each until its `until`, all belonging to one `owner` (the
+/// The answers `FederationWalletProviderTrust` keeps (see there): resolved metadata (and the
+/// Trust Anchor reached) by entity and Trust Anchors, each until its `until`, all belonging to one `owner` (the
 /// federation host that gave them; another owner's lookup misses and its first store drops
 /// them). At most `limit` entries; when full, one is dropped per insertion.
 final class WalletProviderAnswers: Sendable {
-    struct Answer { let metadata: [String: JSONValue]; let until: Int64 }
+    struct Answer { let metadata: [String: JSONValue]; let trustAnchor: String; let until: Int64 }
     let limit: Int
     private let table = Locked<(owner: AnyObject?, entries: [String: Answer])>((nil, [:]))
 
@@ -104,18 +109,22 @@ final class WalletProviderAnswers: Sendable {
 
     var count: Int { table.read { $0.entries.count } }
 
-    func lookup(_ key: String, owner: AnyObject, now: Int64) -> [String: JSONValue]? {
+    func answer(_ key: String, owner: AnyObject, now: Int64) -> Answer? {
         table.read { state in
             guard state.owner === owner, let answer = state.entries[key], now < answer.until else { return nil }
-            return answer.metadata
+            return answer
         }
     }
 
-    func store(_ key: String, _ metadata: [String: JSONValue], until: Int64, owner: AnyObject) {
+    func lookup(_ key: String, owner: AnyObject, now: Int64) -> [String: JSONValue]? {
+        answer(key, owner: owner, now: now)?.metadata
+    }
+
+    func store(_ key: String, _ metadata: [String: JSONValue], until: Int64, owner: AnyObject, trustAnchor: String = "") {
         table.withLock { state in
             if state.owner !== owner { state = (owner, [:]) }
             if state.entries[key] == nil, state.entries.count >= limit { state.entries.remove(at: state.entries.startIndex) }
-            state.entries[key] = Answer(metadata: metadata, until: until)
+            state.entries[key] = Answer(metadata: metadata, trustAnchor: trustAnchor, until: until)
         }
     }
 }

@@ -72,61 +72,21 @@ struct VerifierService: HostedService {
 
 /// The verifier's question "is this credential issuer trusted?" answered by the federation: its
 /// trust chain must reach one of the configured Trust Anchors (none configured: those the
-/// verifier's own authority hints reach). A Trust Anchor hosted here resolves in process; one
-/// elsewhere is resolved within `remoteBudget` seconds, as the wallet provider check does.
+/// verifier's own authority hints reach). Asked as the PID Provider asks about wallet providers
+/// (`FederationWalletProviderTrust.resolvedMetadata`: in process for a Trust Anchor hosted here,
+/// within its remote budget otherwise, and kept until the answer expires).
 struct FederationIssuerTrust: CredentialIssuerTrust {
     let federation: FederationWalletProviderTrust
     let verifierID: String
-    var remoteBudget: Double = 3
-    /// The metadata of the last resolve response read per issuer and Trust Anchor. The host
-    /// signs a resolve response once and serves that same JWT until it nears expiry or a reload
-    /// replaces the host, so an identical response has identical metadata: parsing the JWT
-    /// again for every presentation cost more than the presentation's own checks
-    /// (docs/performance.md, issue 22). Bounded: emptied when it reaches 1,024 issuers.
-    let parsed = Locked([String: (response: String, metadata: [String: JSONValue])]())
 
     struct Refusal: Error, CustomStringConvertible {
         let description: String
     }
 
     func resolvedMetadata(entityID: String, trustAnchors configured: [String]) throws -> (metadata: [String: JSONValue], trustAnchor: String) {
-        let host = federation.host()
-        let trustAnchors = configured.isEmpty ? WalletProviderFactory.reachableAnchors(of: verifierID, host: host) : configured
+        let trustAnchors = configured.isEmpty ? WalletProviderFactory.reachableAnchors(of: verifierID, host: federation.host()) : configured
         guard !trustAnchors.isEmpty else { throw Refusal(description: "the verifier has no Trust Anchor (configure trust_anchors)") }
-        var remote: [String: TrustAnchorKeys] = [:]
-        var problems: [String] = []
-        for anchor in trustAnchors {
-            guard host.entity(anchor) != nil, host.isSuperior(anchor) else {
-                remote[anchor] = .selfPublished
-                continue
-            }
-            do {
-                if let response = try host.localResolveResponse(resolver: anchor, subject: entityID, trustAnchors: [anchor], entityTypes: []) {
-                    return (try metadata(of: response, key: entityID + " " + anchor), anchor)
-                }
-                remote[anchor] = .known(try host.keys.publicKeys(for: anchor))
-            } catch {
-                problems.append("\(anchor): \(error)")
-            }
-        }
-        guard !remote.isEmpty else {
-            throw Refusal(description: "no trust chain from \(entityID) to \(trustAnchors.joined(separator: ", ")): " + problems.joined(separator: "; "))
-        }
-        let chain = try host.resolveChain(subject: entityID, anchors: remote, deadline: .after(seconds: remoteBudget))
-        return (chain.resolvedMetadata, chain.trustAnchor.issuer)
-    }
-
-    /// The metadata of our own resolve response, signed in this process (its payload needs no
-    /// check), parsed once per distinct response.
-    private func metadata(of response: String, key: String) throws -> [String: JSONValue] {
-        if let last = parsed.read({ $0[key] }), last.response == response { return last.metadata }
-        let (_, claims) = try JWS.parseClaims(response)
-        let metadata = claims["metadata"]?.objectValue ?? [:]
-        parsed.withLock { entries in
-            if entries.count >= 1024 { entries.removeAll() }
-            entries[key] = (response, metadata)
-        }
-        return metadata
+        return try federation.resolvedMetadata(entityID: entityID, trustAnchors: trustAnchors)
     }
 }
 
