@@ -238,3 +238,31 @@ def test_a_device_bound_pid_needs_key_binding_to_the_challenge(server, wp):
     error_of(disclose(wallet, with_key_binding(presentation, device, "https://elsewhere", challenge), challenge), 403, "invalid_request")
     result = wallet.result(disclose(wallet, with_key_binding(presentation, device, wp, challenge), challenge))
     assert result["recovery_code"] == "stored"
+
+
+# ---------------------------------------------------------------------------- admin view (item 8, the account part)
+
+
+def test_admin_account_view_and_instances_page(server, wp):
+    wallet = new_nl_wallet(wp)
+    wallet.run("generate_keys", {"count": 3})
+    admin = {"Authorization": "Bearer " + server.admin_token}
+    [instance] = [i for i in requests.get(wp + "/admin/instances", headers=admin, timeout=10).json()["instances"] if i["id"] == wallet.tag]
+    account = instance["account"]
+    error_of(requests.get(f"{wp}/admin/accounts/{account}", timeout=10), 401, "unauthorized")
+    error_of(requests.get(f"{wp}/admin/accounts/nobody", headers=admin, timeout=10), 404, "not_found")
+    wrong = derive_pin_key("000000", wallet.salt)
+    for _ in range(4):
+        wallet.instruct("generate_keys", signer=wrong)
+    r = requests.get(f"{wp}/admin/accounts/{account}", headers=admin, timeout=10)
+    assert r.status_code == 200 and r.headers.get("Cache-Control") == "no-store", r.text
+    view = r.json()
+    assert view["id"] == account and view["state"] == "blocked" and view["nl_account"] is True, view
+    assert view["pin_failures"] == 4 and view["held_keys"] == 3 and view["recovery_code_stored"] is False, view
+    assert [i["id"] for i in view["instances"]] == [wallet.tag] and view["transfer_sessions"] == [], view
+    assert wallet.pin not in r.text and ec_jwk(wallet.pin_key)["x"] not in r.text
+    page = requests.get(wp + "/instances", timeout=10)
+    assert page.status_code == 200
+    section = page.text[page.text.index(f'id="instance-{wallet.tag}"'):]
+    section = section[:section.index("</section>")]
+    assert '<dd class="account-state">blocked</dd>' in section, section

@@ -46,6 +46,11 @@ public struct WalletAccountRepository: Sendable {
                            [.text(provider), .text(id)]).first.map(Self.record)
     }
 
+    /// The provider's accounts, oldest first.
+    public func list(provider: String) throws(StoreError) -> [WalletAccountRecord] {
+        try database.query("SELECT * FROM wallet_provider_accounts WHERE provider = ? ORDER BY created_at, id", [.text(provider)]).map(Self.record)
+    }
+
     /// Sets the PIN public key of a new account (registration, in its transaction).
     public func setPINPublicKey(provider: String, id: String, jwk: String, now: Int64) throws(StoreError) {
         try database.execute(
