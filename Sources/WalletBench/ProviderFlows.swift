@@ -7,6 +7,21 @@ import Wallet
 struct ProviderInstance {
     let tag: String
     let hardwareKey: HolderKey
+
+    /// A new instance registered at `client`'s provider: `dev` through the provider's development
+    /// key attestation, `android` / `apple` with one made here under `testRoots` (an Apple
+    /// instance's tag is its App Attest key id, whatever `tag` says).
+    static func register(client: WalletProviderClient, tag: String, format: String,
+                         testRoots: TestDeviceAttestations?) throws -> ProviderInstance {
+        let hardwareKey = try HolderKey()
+        guard format != "dev", let testRoots else {
+            try client.register(hardwareKey: hardwareKey, tag: tag, integrity: "pass")
+            return ProviderInstance(tag: tag, hardwareKey: hardwareKey)
+        }
+        let tag = format == "apple" ? try TestDeviceAttestations.appleKeyID(hardwareKey) : tag
+        try client.register(hardwareKey: hardwareKey, tag: tag, format: format, testRoots: testRoots)
+        return ProviderInstance(tag: tag, hardwareKey: hardwareKey)
+    }
 }
 
 /// Benchmark-only. The `hardware_key_tag`s of one bench run: a run prefix random enough that
@@ -32,13 +47,18 @@ struct BenchTags: Sendable {
 /// not by key, so the pool changes nothing it does). `attest` and `attest-legacy` time nonce →
 /// development key attestation (bound to that nonce, as the request must carry one) → wallet
 /// attestation, round-robin over the `instances` instances the thread registered before the
-/// clock started, each request for a wallet key of the pool.
+/// clock started, each request for a wallet key of the pool. With `--device-format android` or
+/// `apple` those instances are registered with a key attestation made under the CLI's test
+/// roots (`TestDeviceAttestations`), and each iteration is nonce → wallet attestation, the
+/// request carrying the hardware signature and an `integrity_assertion` as a phone's does.
 final class ProviderWorker: FlowWorker {
     let flow: BenchFlow
     let client: WalletProviderClient
     let keys: [HolderKey]
     let tags: BenchTags
     let acknowledged: AcknowledgementLog?
+    /// `dev`, or `android` / `apple` (registered under `testRoots`, no per-request device work).
+    let deviceFormat: String
     private(set) var instances: [ProviderInstance] = []
     /// Which warm-up instance is next: counted per thread, because the iteration numbers a
     /// thread claims from the shared counter may skip some remainders (two threads taking turns
@@ -46,17 +66,19 @@ final class ProviderWorker: FlowWorker {
     private var nextInstance = 0
 
     init(flow: BenchFlow, client: WalletProviderClient, keys: [HolderKey], tags: BenchTags, thread: Int, instances: Int,
-         acknowledged: AcknowledgementLog?) throws {
+         acknowledged: AcknowledgementLog?, deviceFormat: String = "dev", testRoots: TestDeviceAttestations? = nil) throws {
         precondition(flow == .register || flow == .attest || flow == .attestLegacy, "not a Wallet Provider flow: \(flow)")
+        precondition(deviceFormat == "dev" || (flow != .register && testRoots != nil), "\(deviceFormat) instances need test roots")
         self.flow = flow
         self.client = client
         self.keys = keys
         self.tags = tags
         self.acknowledged = acknowledged
+        self.deviceFormat = deviceFormat
         guard flow != .register else { return }
         for index in 0..<max(1, instances) {
-            let instance = ProviderInstance(tag: tags.warmUp(thread: thread, index: index), hardwareKey: try HolderKey())
-            try client.register(hardwareKey: instance.hardwareKey, tag: instance.tag, integrity: "pass")
+            let instance = try ProviderInstance.register(client: client, tag: tags.warmUp(thread: thread, index: index),
+                                                         format: deviceFormat, testRoots: testRoots)
             self.instances.append(instance)
         }
     }
@@ -74,14 +96,17 @@ final class ProviderWorker: FlowWorker {
         let nonce = try client.nonce()
         totals.record(.nonce, since: &started)
 
-        step = .deviceAttestation
-        let keyAttestation = try client.developmentKeyAttestation(hardwareKey: instance.hardwareKey, tag: instance.tag, nonce: nonce,
+        var keyAttestation: String?
+        if deviceFormat == "dev" {
+            step = .deviceAttestation
+            keyAttestation = try client.developmentKeyAttestation(hardwareKey: instance.hardwareKey, tag: instance.tag, nonce: nonce,
                                                                   integrity: "pass")
-        totals.record(.deviceAttestation, since: &started)
+            totals.record(.deviceAttestation, since: &started)
+        }
 
         if flow == .register {
             step = .registration
-            try client.registerInstance(nonce: nonce, keyAttestation: keyAttestation, tag: instance.tag)
+            try client.registerInstance(nonce: nonce, keyAttestation: keyAttestation ?? "", tag: instance.tag)
             totals.record(.registration, since: &started)
             acknowledged?.record(tag: instance.tag)
             return
@@ -98,14 +123,19 @@ final class ProviderWorker: FlowWorker {
     }
 
     /// The answer must hold a JWT attestation for the wallet key the request carried: a 200 with
-    /// anything else is not a wallet attestation and must not count. Split on the UTF-8 bytes:
-    /// the attestation's `trust_chain` header makes it 10–15 KB, and splitting it by Characters
-    /// took the client more CPU than the rest of the flow.
+    /// anything else is not a wallet attestation and must not count. Only the payload is read,
+    /// found by the first and last dot on the contiguous UTF-8 bytes: the attestation's
+    /// `trust_chain` header makes it 10–15 KB, and a generic split of it (by Characters at first,
+    /// then by a closure per byte) took the client more CPU than the rest of the flow.
     static func check(_ attestations: [String: String], walletKey: HolderKey) throws {
-        guard let jwt = attestations["jwt"] else { throw WalletError.malformed("no jwt wallet attestation") }
-        let parts = jwt.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Base64URL.decode(String(decoding: parts[1], as: UTF8.self)),
-              let claims = try? JSONValue.parse(payload), let jwk = claims["cnf"]?["jwk"]?.objectValue else {
+        guard var jwt = attestations["jwt"] else { throw WalletError.malformed("no jwt wallet attestation") }
+        let payload = jwt.withUTF8 { bytes -> [UInt8]? in
+            let dot = UInt8(ascii: ".")
+            guard let first = bytes.firstIndex(of: dot), let last = bytes.lastIndex(of: dot), first < last,
+                  !bytes[(first + 1)..<last].contains(dot) else { return nil }
+            return Base64URL.decode(UnsafeBufferPointer(rebasing: bytes[(first + 1)..<last]))
+        }
+        guard let payload, let claims = try? JSONValue.parse(payload), let jwk = claims["cnf"]?["jwk"]?.objectValue else {
             throw WalletError.malformed("the wallet attestation is not a JWT with cnf.jwk")
         }
         guard jwk["x"] == walletKey.jwk["x"], jwk["y"] == walletKey.jwk["y"] else {

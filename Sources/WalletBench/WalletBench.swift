@@ -19,6 +19,11 @@ public struct BenchOptions {
     public var provider: String?
     /// Instances each thread registers before the clock starts (`attest`, `attest-legacy`).
     public var instances = 4
+    /// How those instances are registered (`attest`, `attest-legacy`): `dev`, each request then
+    /// carrying a development key attestation the provider makes per iteration, or `android` /
+    /// `apple`, under the CLI's test roots beside `walletPath` (`trustbed wallet test-roots`),
+    /// each request then carrying the hardware signature and an `integrity_assertion`.
+    public var deviceFormat = "dev"
     public var adminToken: String
     public var persona = "erika"
     /// credential_configuration_id; nil: the first dc+sd-jwt configuration.
@@ -67,6 +72,15 @@ public struct BenchOptions {
         if flow.needsVerifier, (verifier ?? "").isEmpty { throw WalletError.usage("--flow \(flow.rawValue) needs --verifier") }
         if flow.needsVerifier, flow != .apple, adminToken.isEmpty { throw WalletError.usage("pass --admin-token or set TRUSTBED_ADMIN_TOKEN") }
         if batch > 1, !flow.issuesCredentials { throw WalletError.usage("--batch applies to the plain and pid flows") }
+        guard ["dev", "android", "apple"].contains(deviceFormat) else { throw WalletError.usage("--device-format must be dev, android or apple") }
+        if deviceFormat != "dev", flow != .attest, flow != .attestLegacy {
+            throw WalletError.usage("--device-format applies to the attest and attest-legacy flows")
+        }
+    }
+
+    /// The steps the report shows: without development instances no device attestation is fetched.
+    var steps: [BenchRun.Step] {
+        deviceFormat == "dev" ? flow.steps : flow.steps.filter { $0 != .deviceAttestation }
     }
 }
 
@@ -122,14 +136,17 @@ public struct LoadTest {
                 }
                 : { _ in try PlainIssuanceWorker(setup: setup, http: try newHTTP()) }
         } else {
-            let instances = options.instances
-            title = "provider: \(provider)" + (flow == .register ? "" : ", instances per thread: \(instances)")
+            let (instances, deviceFormat) = (options.instances, options.deviceFormat)
+            let testRoots = deviceFormat == "dev" ? nil
+                : try TestDeviceAttestations(besideWallet: options.walletPath ?? TestWalletFile.defaultPath())
+            title = "provider: \(provider)" + (flow == .register ? "" : ", instances per thread: \(instances) (\(deviceFormat))")
             walletLog("running \(flow.rawValue) against \(provider) on \(concurrency) threads...")
             makeWorker = flow == .sign
                 ? { index in try SignWorker(client: WalletProviderClient(provider: provider, http: try newHTTP()), tag: tags.warmUp(thread: index, index: 0)) }
                 : { index in
                     try ProviderWorker(flow: flow, client: WalletProviderClient(provider: provider, http: try newHTTP()), keys: pool,
-                                       tags: tags, thread: index, instances: instances, acknowledged: acknowledged)
+                                       tags: tags, thread: index, instances: instances, acknowledged: acknowledged,
+                                       deviceFormat: deviceFormat, testRoots: testRoots)
                 }
         }
         title = "flow: \(flow.rawValue), " + title + ", concurrency: \(concurrency), scheduling: \(scheduling.rawValue)"
@@ -230,7 +247,7 @@ public struct LoadTest {
             lines.append(String(format: "credentials: %d in %.2f s = %.1f credentials/s (%d flows)", totals.credentials, seconds, rate,
                                 totals.flows))
         }
-        for step in flow.steps {
+        for step in options.steps {
             let samples = totals.latencies[step.index].sorted()
             let p50 = Self.percentile(samples, 0.50), p99 = Self.percentile(samples, 0.99)
             steps[step.rawValue] = ["count": JSONValue(samples.count), "p50_ms": .double(p50), "p99_ms": .double(p99)]
@@ -271,7 +288,10 @@ public struct LoadTest {
                 document["verified_per_second"] = .double(Double(totals.verified) / max(seconds, 0.001))
             }
             if flow.needsProvider { document["provider"] = .string(options.provider ?? "") }
-            if flow == .attest || flow == .attestLegacy { document["instances_per_thread"] = JSONValue(options.instances) }
+            if flow == .attest || flow == .attestLegacy {
+                document["instances_per_thread"] = JSONValue(options.instances)
+                document["device_format"] = .string(options.deviceFormat)
+            }
             return JSONValue.object(document).serialized(pretty: true)
         }
         return lines.joined(separator: "\n")

@@ -120,7 +120,7 @@ struct WalletBenchCommand: ParsableCommand {
     var provider: String?
     @Option(help: "The verifier's (relying party's) entity ID, e.g. http://127.0.0.1:8080/relying-party; the present-sdjwt, present-mdoc and apple flows.")
     var verifier: String?
-    @Option(help: "The test wallet file holding the PIDs the verifier flows present (`wallet receive --save FILE`).") var wallet: String?
+    @Option(help: "The test wallet file holding the PIDs the verifier flows present (`wallet receive --save FILE`); with --device-format android or apple, the test roots are beside it.") var wallet: String?
     @Option(name: .customLong("response-mode"), help: "direct_post or direct_post.jwt for the presentation requests (default: the verifier's).")
     var responseMode: String?
     @Option(name: .customLong("merchant-id"), help: "Apple merchant identifier (--flow apple; the demo's by default).")
@@ -130,6 +130,10 @@ struct WalletBenchCommand: ParsableCommand {
                                discussion: "With N > 0 the timed iterations are the answer and its verification alone, and each thread stops after N."))
     var prepare = 0
     @Option(help: "Instances each thread registers before the clock starts (attest, attest-legacy).") var instances = 4
+    @Option(name: .customLong("device-format"),
+            help: ArgumentHelp("attest, attest-legacy: register those instances as dev, android or apple devices.",
+                               discussion: "dev: each iteration fetches a development key attestation for its nonce. android / apple: the instances are registered under the CLI's test roots beside --wallet (`wallet test-roots`; the provider must trust them), and each iteration is nonce → wallet attestation with an integrity_assertion, as a phone's."))
+    var deviceFormat = "dev"
     @Option(name: .customLong("admin-token"), help: "Admin token (default: the TRUSTBED_ADMIN_TOKEN variable).") var adminToken: String?
     @Option(help: "Persona id for the offers.") var persona = "erika"
     @Option(help: "credential_configuration_id (default: the first dc+sd-jwt configuration).") var configuration: String?
@@ -155,6 +159,7 @@ struct WalletBenchCommand: ParsableCommand {
         guard (1...1000).contains(batch) else { throw ValidationError("--batch must be 1...1000") }
         guard count > 0 else { throw ValidationError("--count must be positive") }
         guard (1...1000).contains(instances) else { throw ValidationError("--instances must be 1...1000") }
+        guard ["dev", "android", "apple"].contains(deviceFormat) else { throw ValidationError("--device-format must be dev, android or apple") }
         if flow.needsIssuer, issuer == nil { throw ValidationError("--flow \(flow.rawValue) needs --issuer") }
         if flow.needsProvider, provider == nil { throw ValidationError("--flow \(flow.rawValue) needs --provider") }
         guard (0...100_000).contains(prepare) else { throw ValidationError("--prepare must be 0...100000") }
@@ -170,6 +175,7 @@ struct WalletBenchCommand: ParsableCommand {
         options.flow = flow
         options.provider = provider
         options.instances = instances
+        options.deviceFormat = deviceFormat
         options.persona = persona
         options.configuration = configuration
         options.dpop = dpop

@@ -135,6 +135,51 @@ final class ProviderFlowTests: XCTestCase {
         }
     }
 
+    /// `--device-format android`: the warm-up instances register with an Android Key Attestation
+    /// chain made under the test roots, and an iteration is nonce → wallet attestation, the
+    /// request carrying an `integrity_assertion` instead of a development key attestation.
+    func testAndroidInstancesNeedNoDeviceAttestationPerIteration() throws {
+        let folder = NSTemporaryDirectory() + "bench-roots-\(UUID().uuidString)"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
+        let roots = try TestDeviceAttestations(besideWallet: folder + "/wallet.json")
+        let stub = ProviderStub()
+        let walletKey = try HolderKey()
+        let worker = try ProviderWorker(flow: .attestLegacy, client: client(stub), keys: [walletKey], tags: BenchTags(prefix: "p"),
+                                        thread: 1, instances: 2, acknowledged: nil, deviceFormat: "android", testRoots: roots)
+        XCTAssertEqual(worker.instances.map(\.tag), ["p-w1-0", "p-w1-1"])
+        XCTAssertEqual(stub.requests.map { String($0.url.dropFirst(provider.count)) }, ["/nonce", "/wallet-instance", "/nonce", "/wallet-instance"],
+                       "registered without the provider's development attestation")
+        let registration = try JSONValue.parse(stub.requests[1].body!)
+        XCTAssertEqual(registration["key_attestation"]?.arrayValue?.count, 2, "the leaf and the test root, base64 DER")
+        stub.requests.removeAll()
+        stub.attestationKey = walletKey
+        var totals = BenchRun.Totals(), step = BenchRun.Step.offer
+        try worker.run(iteration: 0, step: &step, totals: &totals)
+        XCTAssertEqual(stub.requests.map { String($0.url.dropFirst(provider.count)) }, ["/nonce", "/token"])
+        let form = Parameters(encoded: String(decoding: stub.requests[1].body!, as: UTF8.self))
+        let claims = try JWS.parse(try XCTUnwrap(form.all("assertion").first)).payload()
+        XCTAssertEqual(claims["integrity_assertion"]?.stringValue, WalletProviderClient.testIntegrityAssertion)
+        XCTAssertNil(claims["key_attestation"])
+        XCTAssertEqual(claims["hardware_key_tag"]?.stringValue, "p-w1-0")
+        XCTAssertEqual(totals.latencies[BenchRun.Step.nonce.index].count, 1)
+        XCTAssertEqual(totals.latencies[BenchRun.Step.walletAttestation.index].count, 1)
+        XCTAssertEqual(totals.latencies[BenchRun.Step.deviceAttestation.index].count, 0)
+
+        var options = BenchOptions(issuer: "", adminToken: "")
+        options.flow = .attestLegacy
+        options.provider = provider
+        options.deviceFormat = "android"
+        XCTAssertNoThrow(try options.validate())
+        XCTAssertEqual(options.steps, [.nonce, .walletAttestation], "the report has no device attestation row")
+        options.deviceFormat = "ios"
+        XCTAssertThrowsError(try options.validate()) { XCTAssertEqual("\($0)", "--device-format must be dev, android or apple") }
+        options.flow = .register
+        options.deviceFormat = "apple"
+        XCTAssertThrowsError(try options.validate()) {
+            XCTAssertEqual("\($0)", "--device-format applies to the attest and attest-legacy flows")
+        }
+    }
+
     func testTheLegacyAnswerIsTheJWTWithoutSurroundingWhitespace() throws {
         let stub = ProviderStub()
         let key = try HolderKey()
@@ -143,6 +188,7 @@ final class ProviderFlowTests: XCTestCase {
         XCTAssertTrue(jwt.hasPrefix("eyJ") && jwt.hasSuffix(".c2ln"), jwt)
         XCTAssertNoThrow(try ProviderWorker.check(["jwt": jwt], walletKey: key))
         XCTAssertThrowsError(try ProviderWorker.check(["jwt": "a.b"], walletKey: key))
+        XCTAssertThrowsError(try ProviderWorker.check(["jwt": jwt + ".d"], walletKey: key), "four parts are not a JWS")
         XCTAssertThrowsError(try ProviderWorker.check([:], walletKey: key))
     }
 

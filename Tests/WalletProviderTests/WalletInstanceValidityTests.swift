@@ -108,6 +108,37 @@ final class WalletInstanceValidityTests: XCTestCase {
         XCTAssertEqual(try credentials.find(id: "c-other")?.status, 0)
     }
 
+    /// The superseded instance keeps `valid` while it holds another live PID (here another
+    /// person's on the same instance); expired and deleted ones do not count.
+    func testASupersededInstanceWithAnotherLivePIDStaysValid() throws {
+        try addInstance("tag-2", account: "acc-2", state: "operational", keys: ["k3"])
+        try repository.recordAttestedKeys(provider: provider, instance: "tag", thumbprints: ["k5", "k6"], now: 2)
+        try issue("c1", key: "k1")
+        try issue("c-mario", key: "k2", persona: "mario")
+        try issue("c-expired", key: "k5", expires: 6)
+        try issue("c-deleted", key: "k6", persona: "zoe")
+        XCTAssertEqual(try credentials.recordNotification(issuer: issuer, notificationID: "n-c-deleted", persona: "zoe",
+                                                          event: "credential_deleted"), 1)
+        _ = try validity.pidIssued(provider: provider, keyThumbprint: "k1", persona: "erika", now: 5)
+        XCTAssertEqual(try state(), "valid")
+        try issue("c3", key: "k3")
+        let issued = try XCTUnwrap(try validity.pidIssued(provider: provider, keyThumbprint: "k3", persona: "erika", now: 7))
+        XCTAssertEqual(issued.superseded, [SupersededCredential(id: "c1", issuer: issuer, instance: "tag")])
+        XCTAssertEqual(try state(), "valid", "mario's PID is still live there")
+        XCTAssertEqual(try repository.find(provider: provider, id: "tag")?.updatedAt, 5, "a state that does not change keeps its time")
+        XCTAssertEqual(try credentials.find(id: "c-mario")?.status, 0)
+        XCTAssertEqual(try credentials.find(id: "c-expired")?.status, 0, "expired: not live, left as it is")
+
+        // Once mario's PID is revoked, the next PID of erika elsewhere leaves it operational.
+        XCTAssertTrue(try credentials.setStatus(id: "c-mario", issuer: nil, status: 1))
+        try addInstance("tag-3", account: "acc-3", state: "operational", keys: ["k7"])
+        try issue("c4", key: "k7")
+        _ = try validity.pidIssued(provider: provider, keyThumbprint: "k7", persona: "erika", now: 8)
+        XCTAssertEqual(try state("tag-2"), "operational")
+        XCTAssertEqual(try repository.find(provider: provider, id: "tag-2")?.updatedAt, 8)
+        XCTAssertEqual(try state("tag-3"), "valid")
+    }
+
     func testOtherStatesProvidersAndKeysAreLeftAlone() throws {
         try addInstance("tag-installed", account: "acc-2", state: "installed", keys: ["k3"])
         try issue("c1", key: "k3")

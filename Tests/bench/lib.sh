@@ -48,6 +48,27 @@ start_issuer() {
 # A new $tmp/state holding a copy of the repository's Entities (the demo, with the PID Provider).
 fresh_state() { rm -rf "$tmp/state" && mkdir -p "$tmp/state" && cp -r Entities "$tmp/state/Entities"; }
 
+# trust_test_roots: the CLI wallet's TEST device roots (`wallet test-roots`, made once beside
+# $tmp/wallet.json) trusted by the demo Wallet Provider in $tmp/state next to the shipped roots,
+# so that a bench can register Android and Apple instances (`wallet bench --device-format`).
+# After fresh_state, before the server starts.
+trust_test_roots() {
+    "$bin" wallet test-roots --wallet "$tmp/wallet.json" >"$tmp/test-roots.json"
+    python3 - "$tmp/test-roots.json" "$tmp/state/Entities" <<'PY'
+import json, shutil, sys
+roots, entities = json.load(open(sys.argv[1])), sys.argv[2]
+shutil.copy(roots["android_root"], f"{entities}/bench-android-root.pem")
+shutil.copy(roots["apple_root"], f"{entities}/bench-apple-root.pem")
+path = f"{entities}/wallet-provider.json"
+entity = json.load(open(path))
+provider = entity["services"]["wallet_provider"]
+provider["android_roots"] = ["roots/google-hardware-attestation-roots.pem", "bench-android-root.pem"]
+provider["apple_roots"] = ["roots/apple-app-attestation-root-ca.pem", "bench-apple-root.pem"]
+provider["apple_app_ids"] = [roots["apple_app_id"]]
+json.dump(entity, open(path, "w"), indent=2)
+PY
+}
+
 # utime + stime of a process in clock ticks (fields 14 and 15 of /proc/PID/stat, counted after
 # the command name, which may contain spaces); nothing when the process is gone.
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }' || true; }

@@ -4,14 +4,17 @@
 # neighbours' load, instruction counts do not. The server runs under callgrind with
 # instrumentation off; after a warm-up it is switched on for `trustbed wallet bench --count N`
 # of one flow (the client runs natively: only the server is counted), then off, and the total
-# is divided by N. Flows as in wallet-provider.sh: register, attest, attest-legacy, and the
+# is divided by N. Flows as in wallet-provider.sh: register, attest, attest-legacy (development
+# instances), attest-legacy-android (Android instances under the CLI's test roots), and the
 # attested HAIP pid flow next to the plain SD-JWT flow it is compared with.
 #
 #   bash Tests/bench/wallet-provider-callgrind.sh [path/to/trustbed]
 #
 # Environment: CALLGRIND_FLOWS (200), BENCH_PORT (18191), CALLGRIND_OUT (a scratch directory):
 # the callgrind files, for callgrind_annotate; CALLGRIND_SCENARIOS (all): a regular expression,
-# runs only the flows whose name matches.
+# runs only the flows whose name matches; CALLGRIND_CLIENT=1 runs the measured client under
+# callgrind too, counting only its workers' iterations (the client shares the cores, so its
+# instructions per flow count as much as the server's).
 # valgrind cannot read the toolchain's DWARF 5, so the binary is copied without its debug
 # sections first (symbols stay, so callgrind_annotate still names the functions). Under valgrind
 # OpenSSL takes code paths without SHA-NI and ADX, so libcrypto's share is larger than natively.
@@ -44,6 +47,7 @@ objcopy --strip-debug "$source_bin" "$bin"
 flow_args() {
     case $1 in
         register|attest|attest-legacy) echo "--flow $1 --provider $provider" ;;
+        attest-legacy-android) echo "--flow attest-legacy --provider $provider --device-format android --wallet $tmp/wallet.json" ;;
         plain) echo "--flow plain --issuer $base/pid-provider --admin-token $token --configuration $sd" ;;
         pid) echo "--flow pid --issuer $base/pid-provider-haip --provider $provider --admin-token $token --configuration $sd" ;;
     esac
@@ -56,13 +60,19 @@ scenario() {
     local name=$1
     [[ $name =~ ${CALLGRIND_SCENARIOS:-.} ]] || return 0
     fresh_state
+    trust_test_roots
     start_issuer "$out/$name-server.log" valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/$name-server.%p"
     # shellcheck disable=SC2046
     "$bin" wallet bench $(flow_args "$name") --concurrency 2 --count 30 >"$out/$name-warmup.txt" 2>&1 \
         || { cat "$out/$name-warmup.txt" >&2; die "warm-up of $name failed"; }
     callgrind_control -i on "$server" >/dev/null 2>&1
+    local client=()
+    # Only a worker's `run` (one whole iteration) is counted: setup, key pools and warm-up
+    # registrations are not per-flow work.
+    [ "${CALLGRIND_CLIENT:-0}" = 1 ] && client=(valgrind --tool=callgrind --callgrind-out-file="$out/$name-client.out"
+        '--toggle-collect=*Worker*C3run9iteration4step6totals*TotalsVztKF' '--toggle-collect=*Worker*C3run9iteration4step6totals*TotalsVztKFTf4dnnn_n')
     # shellcheck disable=SC2046
-    "$bin" wallet bench $(flow_args "$name") --concurrency 2 --count "$flows" >"$out/$name-bench.txt" 2>&1 \
+    "${client[@]}" "$bin" wallet bench $(flow_args "$name") --concurrency 2 --count "$flows" >"$out/$name-bench.txt" 2>&1 \
         || { cat "$out/$name-bench.txt" >&2; die "flow $name failed"; }
     callgrind_control -i off "$server" >/dev/null 2>&1
     callgrind_control -d "$server" >/dev/null 2>&1
@@ -72,6 +82,9 @@ scenario() {
     [ -f "$dump" ] || die "no callgrind dump for $name"
     awk -v name="$name" -v n="$flows" -v s="$(total "$dump")" \
         'BEGIN { printf "%-14s server %10.0f instructions per flow (%d flows)\n", name, s / n, n }'
+    [ "${CALLGRIND_CLIENT:-0}" = 1 ] && awk -v name="$name" -v n="$flows" -v s="$(total "$out/$name-client.out")" \
+        'BEGIN { printf "%-14s client %10.0f instructions per flow\n", name, s / n }'
+    return 0
 }
 
-for flow in register attest attest-legacy plain pid; do scenario "$flow"; done
+for flow in register attest attest-legacy attest-legacy-android plain pid; do scenario "$flow"; done

@@ -199,3 +199,25 @@ def test_app_attest_assertion_as_the_hardware_signature(wallets, server):
     assert token(attestation_request_with_assertion(server, doc, 8, app_id)).status_code == 200
     # A plain ES256 hardware signature still works for an iOS instance (the CLI sends one).
     assert cli("attest", "--wallet", str(wallet)).returncode == 0
+
+
+@pytest.mark.parametrize("flow,device", [("attest-legacy", "android"), ("attest", "apple")])
+def test_bench_attest_flows_with_android_and_apple_instances(wallets, server, flow, device):
+    """`wallet bench --device-format android | apple` (the benchmark's floor figure): the warm-up
+    instances register under the test roots beside --wallet, and each iteration is nonce → wallet
+    attestation, with no development key attestation fetched."""
+    folder, _ = wallets
+    r = requests.get(server.url("wallet-provider", "/admin/instances"), headers={"Authorization": "Bearer " + server.admin_token},
+                     timeout=10)
+    before = {i["id"] for i in r.json()["instances"]}
+    p = run_cli("wallet", "bench", "--flow", flow, "--provider", server.id("wallet-provider"), "--device-format", device,
+                "--wallet", str(folder / "android.json"), "--instances", "2", "--concurrency", "2", "--duration", "1", "--json",
+                timeout=TIMEOUT)
+    assert p.returncode == 0, p.stderr[-2000:]
+    report = json.loads(p.stdout)
+    assert report["errors"] == {} and report["flows"] >= 4 and report["device_format"] == device, report
+    assert sorted(report["steps"]) == ["nonce", "wallet_attestation"], report["steps"]
+    r = requests.get(server.url("wallet-provider", "/admin/instances"), headers={"Authorization": "Bearer " + server.admin_token},
+                     timeout=10)
+    new = [i for i in r.json()["instances"] if i["id"] not in before]
+    assert len(new) == 4 and {i["format"] for i in new} == {device} and {i["state"] for i in new} == {"operational"}, new

@@ -95,23 +95,33 @@ public struct WalletInstanceValidityRepository: Sendable {
                 """, [.text(provider), .text(persona), .text(instance)]).compactMap { $0.text("instance") }
             var superseded: [SupersededCredential] = []
             for other in others {
-                let credentials = try database.query(
+                // Every live credential on the other instance's keys, in one pass over them: the
+                // person's are set invalid, and whether any other one remains is the instance's
+                // new state, what `settle` would find walking its keys twice more (an instance
+                // that got many PIDs has many keys, and each pass probes every one).
+                let live = try database.query(
                     """
-                    SELECT c.id, c.issuer FROM wallet_provider_attested_keys k
+                    SELECT c.id, c.issuer, c.persona FROM wallet_provider_attested_keys k
                     JOIN issued_credentials c ON c.key_thumbprint = k.thumbprint AND c.key_attestation_issuer = k.provider
-                    WHERE k.provider = ?2 AND k.instance = ?3 AND c.persona = ?4 AND c.status = 0 AND c.expires_at > ?1
+                    WHERE k.provider = ?2 AND k.instance = ?3 AND c.status = 0 AND c.expires_at > ?1
                       AND (c.notification_event IS NULL OR c.notification_event <> 'credential_deleted')
                     ORDER BY c.issued_at, c.rowid
-                    """, [.integer(now), .text(provider), .text(other), .text(persona)]).map {
-                        SupersededCredential(id: $0.text("id") ?? "", issuer: $0.text("issuer") ?? "", instance: other)
-                    }
+                    """, [.integer(now), .text(provider), .text(other)])
+                let credentials = live.filter { $0.text("persona") == persona }.map {
+                    SupersededCredential(id: $0.text("id") ?? "", issuer: $0.text("issuer") ?? "", instance: other)
+                }
                 for credential in credentials {
                     try database.execute("UPDATE issued_credentials SET status = 1 WHERE id = ?", [.text(credential.id)])
                 }
                 // The person holds nothing live there any more; a new PID there adds the row again.
                 try database.execute("DELETE FROM wallet_provider_person_instances WHERE provider = ? AND persona = ? AND instance = ?",
                                      [.text(provider), .text(persona), .text(other)])
-                try settle(provider: provider, instance: other, now: now)
+                let settled = live.count > credentials.count ? "valid" : "operational"
+                try database.execute(
+                    """
+                    UPDATE wallet_provider_instances SET state = ?1, updated_at = ?2
+                    WHERE provider = ?3 AND id = ?4 AND state IN ('operational', 'valid') AND state <> ?1
+                    """, [.text(settled), .integer(now), .text(provider), .text(other)])
                 superseded += credentials
             }
             return (instance, state, superseded)
