@@ -14,6 +14,10 @@ public struct WalletProviderError: Error, Equatable, Sendable, CustomStringConve
         case unauthorized = "unauthorized"
         case serverError = "server_error"
         case temporarilyUnavailable = "temporarily_unavailable"
+        /// Device transfer (issue 21, item 5): a transfer call the session's state does not allow.
+        case invalidTransferState = "invalid_transfer_state"
+        /// Device transfer: the destination's app is older than the source's.
+        case appVersionMismatch = "app_version_mismatch"
     }
 
     public let codeValue: Code
@@ -34,7 +38,8 @@ public struct WalletProviderError: Error, Equatable, Sendable, CustomStringConve
     public var statusCode: Int {
         switch codeValue {
         case .badRequest: 400
-        case .invalidRequest, .integrityCheckError: 403
+        case .invalidRequest, .integrityCheckError, .appVersionMismatch: 403
+        case .invalidTransferState: 409
         case .notFound: 404
         case .unauthorized: 401
         case .serverError: 500
