@@ -40,7 +40,7 @@ public struct TransferSessionRecord: Sendable, Equatable {
 /// stores rows and moves them with compare-and-set on `state`, so of two concurrent moves from
 /// one state exactly one wins, whatever transaction the caller runs them in.
 public struct TransferSessionRepository: Sendable {
-    private let database: Database
+    let database: Database
 
     public init(database: Database) { self.database = database }
 
@@ -134,5 +134,15 @@ public struct TransferSessionRepository: Sendable {
             sourceAppVersion: row.text("source_app_version"), payload: row.text("payload"), createdAt: row.int("created_at") ?? 0,
             updatedAt: row.int("updated_at") ?? 0, expiresAt: row.int("expires_at") ?? 0, endedAt: row.int("ended_at"),
             endedBy: row.text("ended_by"))
+    }
+}
+
+extension TransferSessionRepository {
+    /// `complete_transfer`: every key the provider holds for the source account becomes the
+    /// destination's (the wallet's keys follow the wallet to the new phone). Returns how many.
+    public func moveHeldKeys(provider: String, from source: String, to destination: String) throws(StoreError) -> Int {
+        try database.executeCountingChanges(
+            "UPDATE wallet_provider_held_keys SET account = ? WHERE provider = ? AND account = ?",
+            [.text(destination), .text(provider), .text(source)])
     }
 }

@@ -6,6 +6,13 @@ public enum InstructionRegistry {
         SignInstruction.self,
         IssueKeyAttestationInstruction.self,
         CreateProofsInstruction.self,
+        // Device transfer (Transfer/).
+        ConfirmTransferSessionInstruction.self,
+        SendWalletPayloadInstruction.self,
+        CheckTransferStatusInstruction.self,
+        ReceivePayloadInstruction.self,
+        CompleteTransferInstruction.self,
+        CancelTransferInstruction.self,
     ]
 
     /// By name, built once.
