@@ -51,6 +51,16 @@ public struct TransferSessions: Sendable {
         }
     }
 
+    /// The destination's open session still waiting for its source (`created`, not expired):
+    /// what a retried first disclosure gets back.
+    public func openCreatedSession(destination: String, now: Int64) throws(WalletProviderError) -> TransferSessionRecord? {
+        try atomically { () throws -> TransferSessionRecord? in
+            guard let open = try repository.openSession(provider: provider, destination: destination),
+                  open.sessionState == .created, open.expiresAt > now else { return nil }
+            return open
+        }
+    }
+
     /// `receive_payload`: pending until the source sent its wallet, then the payload (again on
     /// every retry, until the destination completes).
     public func receive(id: String, destination: String, now: Int64) throws(WalletProviderError) -> Download {

@@ -48,8 +48,8 @@ extension WalletProvider {
     }
 
     /// The account's transfer sessions for the admin view (states and times; never the payload).
-    public func transferSessionsJSON(account: String) throws(WalletProviderError) -> JSONValue {
-        .array(try transfers.sessions(account: account, now: clock.now()).map { session in
+    public func transferSessionsJSON(account: String) throws(WalletProviderError) -> [JSONValue] {
+        try transfers.sessions(account: account, now: clock.now()).map { session in
             var out: [String: JSONValue] = [
                 "id": .string(session.id), "state": .string(session.state), "role": .string(session.destination == account ? "destination" : "source"),
                 "destination": .string(session.destination), "source": session.source.map(JSONValue.string) ?? .null,
@@ -59,6 +59,6 @@ extension WalletProvider {
             if let ended = session.endedAt { out["ended_at"] = .int(ended) }
             if let by = session.endedBy { out["ended_by"] = .string(by) }
             return .object(out)
-        })
+        }
     }
 }
