@@ -16,7 +16,8 @@ struct TransferStart: ParsableCommand {
         The wallet file must be a newly registered NL account (`wallet register --pin`) holding an SD-JWT PID of the \
         same person as the source wallet. Prints the QR code's content (<wp>/transfer#s=<session id>&k=<public JWK>) on \
         stdout, the QR code itself on stderr, and writes it as PNG with --png. The ephemeral private key stays in the \
-        wallet file until `transfer complete`.
+        wallet file until `transfer complete`. Run on a wallet whose recovery code no other active account holds (the \
+        old phone, once), it only stores the code and says so: that account can then be a source.
         """)
     @OptionGroup var options: TransferOptions
     @Option(name: .customLong("app-version"), help: "This (destination) app's version; the source's may not be newer.")
@@ -43,7 +44,12 @@ struct TransferStart: ParsableCommand {
                 throw WalletError.server(step: "instruction disclose_recovery_code", status: reply.status, body: reply.text)
             }
             guard let id = result["transfer_session_id"]?.stringValue else {
-                throw WalletError.usage("the provider opened no transfer session: no other active account holds this PID's recovery code")
+                // No other active account holds the code: this was the account's own first
+                // disclosure (the old phone's onboarding), which makes it a possible source.
+                walletLog("no transfer session: no other active account holds this recovery code; it is now this account's "
+                          + "(recovery_code \(result["recovery_code"]?.stringValue ?? "?")), so this wallet can be a transfer's source")
+                print(JSONValue.object(result).serialized(pretty: true))
+                return
             }
             let ephemeral = try HolderKey()
             let content = TransferQRContent(provider: step.client.provider, sessionID: id, publicKey: ephemeral.jwk)
