@@ -199,12 +199,17 @@ def test_disclosure_without_app_version_opens_no_session_and_a_retry_gets_the_sa
     wp = server.id("wallet-provider")
     source = new_nl_wallet(wp)
     disclose(source, server, 5)
+    # A wallet that sends no app_version is not starting a transfer: its code is just stored.
+    plain = new_nl_wallet(wp)
+    pid, _ = pid_for_held_keys(server, plain, persona_index=5)
+    assert plain.run("disclose_recovery_code", {"sd_jwt": present(pid, {"recovery_code"})})["recovery_code"] == "stored"
     destination = new_nl_wallet(wp)
     pid, _ = pid_for_held_keys(server, destination, persona_index=5)
-    error_of(destination.instruct("disclose_recovery_code", {"sd_jwt": present(pid, {"recovery_code"})}), 400, "invalid_instruction")
     first = destination.run("disclose_recovery_code", {"sd_jwt": present(pid, {"recovery_code"}), "app_version": APP})
     again = destination.run("disclose_recovery_code", {"sd_jwt": present(pid, {"recovery_code"}), "app_version": APP})
     assert again == first and "transfer_session_id" in first
+    error_of(destination.instruct("disclose_recovery_code", {"sd_jwt": present(pid, {"recovery_code"}), "app_version": "v1"}),
+             400, "invalid_instruction")
 
 
 def test_sessions_expire_into_cancelled(session_tmp):

@@ -12,7 +12,8 @@ func readAppVersion(_ params: JSONReader) throws(JSONReadError) -> String? {
 /// newly activated account whose code another `active` account already holds is the same
 /// person's new phone, so the provider opens a transfer session with it as the destination and
 /// answers `{"transfer_session_id"}` (the NL wallet's `DiscloseRecoveryCodeResult`). The
-/// disclosure's `app_version` is the destination's version, which the source's must not exceed.
+/// disclosure's `app_version` is the destination's version, which the source's must not exceed;
+/// a disclosure without one opens no session.
 /// A retried disclosure (now `matched`) of an active account with a `created` session gets
 /// that session again rather than a plain "matched".
 public enum TransferStartTransition: RecoveryCodeTransition {
@@ -21,9 +22,9 @@ public enum TransferStartTransition: RecoveryCodeTransition {
         guard context.account.state == WalletAccountState.active.rawValue else { return nil }
         switch disclosure.outcome {
         case .heldByOtherAccount:
-            guard let text = disclosure.appVersion, let version = AppVersion(text) else {
-                throw .invalidInstruction("params.app_version: required when another account holds this recovery code (a device transfer starts)")
-            }
+            // The NL wallet always sends its version; a disclosure without one is not starting a
+            // transfer (a wallet that knows nothing of transfers just stores its code).
+            guard let text = disclosure.appVersion, let version = AppVersion(text) else { return nil }
             let session = try context.provider.transfers.create(destination: context.account.id, appVersion: version, now: context.now)
             context.provider.logger.info("transfer session \(session.id) on \(context.provider.entityID) created for account \(context.account.id)")
             return ["transfer_session_id": .string(session.id)]
