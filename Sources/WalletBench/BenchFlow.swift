@@ -17,6 +17,9 @@ public enum BenchFlow: String, CaseIterable, Sendable {
     case presentSDJWT = "present-sdjwt"
     case presentMDoc = "present-mdoc"
     case apple
+    /// Issue 21: an NL account's `sign` instruction with a key the provider holds (challenge →
+    /// instruction), for instances registered with a PIN key before the clock starts.
+    case sign
 
     public struct UnknownFlow: Error, CustomStringConvertible {
         public let value: String
@@ -40,6 +43,7 @@ public enum BenchFlow: String, CaseIterable, Sendable {
         case .pid: return [.offer, .token, .nonce, .keyAttestation, .credential]
         case .presentSDJWT, .presentMDoc: return [.presentationRequest, .requestObject, .answer, .response]
         case .apple: return [.envelope, .identity]
+        case .sign: return [.challenge, .instruction]
         }
     }
 
@@ -79,6 +83,8 @@ extension BenchRun {
         case envelope
         /// `POST <rp>/apple/identity`: opened and verified by the verifier.
         case identity
+        /// `POST <wp>/instructions/challenge`, and `POST <wp>/instructions/<name>` (issue 21).
+        case challenge, instruction
 
         /// The step's place in `Totals.latencies` (an array, not a dictionary hashed per sample).
         var index: Int {
@@ -97,6 +103,8 @@ extension BenchRun {
             case .response: return 11
             case .envelope: return 12
             case .identity: return 13
+            case .challenge: return 14
+            case .instruction: return 15
             }
         }
     }

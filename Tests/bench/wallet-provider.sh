@@ -8,6 +8,7 @@
 #   plain          the plain SD-JWT flow of issuance.sh at pid-provider (offer → token → nonce → credential)
 #   pid            the attested HAIP flow at pid-provider-haip: wallet attestation + PoP at the token
 #                  endpoint, DPoP, a key attestation from the provider on the proof
+#   sign           an NL account's sign instruction with a held key (issue 21): challenge → instruction
 # plain and pid run twice each, in the order plain pid pid plain, so the machine's drift touches
 # both alike; their rates are the sums of the two runs. It prints flows/s and the client's p99 per
 # step, the server's CPU profile during another run of register, attest-legacy and pid (with
@@ -48,7 +49,7 @@ fresh_state
 # The client's arguments for each flow.
 flow_args() {
     case $1 in
-        register|attest|attest-legacy) echo "--flow $1 --provider $provider" ;;
+        register|attest|attest-legacy|sign) echo "--flow $1 --provider $provider" ;;
         plain) echo "--flow plain --issuer $base/pid-provider --admin-token $token --configuration $sd" ;;
         pid) echo "--flow pid --issuer $base/pid-provider-haip --provider $provider --admin-token $token --configuration $sd" ;;
     esac
@@ -102,6 +103,7 @@ scenario plain-1 plain
 scenario pid-1 pid
 scenario pid-2 pid
 scenario plain-2 plain
+scenario sign sign
 if [ "${WALLET_PROFILE:-1}" != 0 ] && command -v perf >/dev/null && perf record -o "$tmp/probe.data" -F 99 -- true >/dev/null 2>&1; then
     profile register register
     profile attest-legacy attest-legacy
@@ -123,12 +125,13 @@ echo "== floors (issue 20)"
     floor register "$(rate register)" 1000 "registrations/s"
     floor attest-legacy "$(rate attest-legacy)" 2000 "wallet attestations/s"
     floor "pid / plain" "$share" 50 "% (attested HAIP $pid vs plain SD-JWT $plain flows/s, two runs each)"
+    floor sign "$(rate sign)" 1500 "sign instructions/s (issue 21)"
     echo "(for comparison, the new wire format: $(rate attest) wallet attestations/s)"
     # The same comparison by CPU, which the machine's other load moves less than the rates.
     awk -v p1="$(cost pid-1)" -v p2="$(cost pid-2)" -v q1="$(cost plain-1)" -v q2="$(cost plain-2)" 'BEGIN {
         printf "(by server + client CPU per flow: pid %.3f ms, plain %.3f ms, so pid could reach %.1f%% of plain)\n",
             (p1 + p2) / 2, (q1 + q2) / 2, (p1 + p2 > 0 ? 100 * (q1 + q2) / (p1 + p2) : 0) }'
-    for f in register attest-legacy; do
+    for f in register attest-legacy sign; do
         echo "($f: server + client CPU $(cost "$f") ms per flow)"
     done
 } | tee "$out/floors.txt"

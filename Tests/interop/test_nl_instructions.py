@@ -266,3 +266,12 @@ def test_admin_account_view_and_instances_page(server, wp):
     section = page.text[page.text.index(f'id="instance-{wallet.tag}"'):]
     section = section[:section.index("</section>")]
     assert '<dd class="account-state">blocked</dd>' in section, section
+
+
+def test_bench_sign_flow_runs(wp):
+    """`trustbed wallet bench --flow sign` (Tests/bench/wallet-provider.sh): every iteration a
+    challenge and a sign instruction answered with a signature."""
+    p = run_cli("wallet", "bench", "--flow", "sign", "--provider", wp, "--concurrency", "2", "--count", "20", timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "flows: 20 " in p.stdout and "errors: none" in p.stdout, p.stdout
+    assert "challenge" in p.stdout and "instruction" in p.stdout
