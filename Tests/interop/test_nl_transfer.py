@@ -284,3 +284,17 @@ def test_kill_nine_between_every_step_loses_nothing(session_tmp):
             db.close()
     finally:
         server.stop()
+
+
+def test_a_large_wallet_gets_through(server):
+    """About 500 KB of credentials: the JWE (~670 KB) inside the instruction stays under the
+    server's 1 MiB request body limit (docs/wallet-provider.md, "Limit")."""
+    pair = Pair(server, 6)
+    pair.source.run("confirm_transfer_session", pair.params(app_version=APP))
+    credentials = ["x" * 1000] * 500
+    payload = pair.payload(credentials)
+    assert len(payload) > 600_000
+    assert pair.source.run("send_wallet_payload", pair.params(encrypted_payload=payload))["state"] == "ready_for_download"
+    opened = jwe.JWE()
+    opened.deserialize(pair.destination.run("receive_payload", pair.params())["encrypted_payload"], key=pair.key)
+    assert json.loads(opened.payload)["credentials"] == credentials
