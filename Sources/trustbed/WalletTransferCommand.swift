@@ -39,18 +39,13 @@ struct TransferStep {
 
     init(_ options: TransferOptions) throws {
         file = try TestWalletFile.load(options.wallet ?? TestWalletFile.defaultPath())
-        guard let provider = file.provider, let tag = file.hardwareKeyTag, let hardware = file.hardwareKey else {
-            throw WalletError.usage("\(file.path) holds no wallet instance; run `trustbed wallet register --pin ...` first")
-        }
-        guard let salt = file.nl["pin_salt"]?.stringValue.flatMap(Base64URL.decode) else {
-            throw WalletError.usage("\(file.path) is not an NL account (registered without --pin)")
-        }
+        let instance = try file.nlInstance()
         let http = try WalletHTTP()
         if options.verbose { http.trace = walletLog }
-        client = WalletProviderClient(provider: provider, http: http)
-        self.tag = tag
-        hardwareKey = try HolderKey(privateJWK: hardware)
-        pinKey = try PINKey.derive(pin: options.pin, salt: salt)
+        client = WalletProviderClient(provider: instance.provider, http: http)
+        tag = instance.tag
+        hardwareKey = instance.hardwareKey
+        pinKey = try file.pinKey(pin: options.pin)
         verbose = options.verbose
     }
 
