@@ -65,7 +65,7 @@ struct TransferReceive: ParsableCommand {
         try runTransferStep {
             var step = try TransferStep(options)
             let id = try step.sessionID()
-            guard step.transfer["role"]?.stringValue == "destination", let key = step.transfer["ephemeral_key"]?.objectValue else {
+            guard step.transfer["role"]?.stringValue == "destination" else {
                 throw WalletError.usage("\(step.file.path) is not the destination of a transfer (run `transfer start` on it)")
             }
             let deadline = Date().addingTimeInterval(TimeInterval(max(0, wait)))
@@ -75,6 +75,9 @@ struct TransferReceive: ParsableCommand {
                 case "ready":
                     guard let payload = result["encrypted_payload"]?.stringValue else {
                         throw WalletError.malformed("receive_payload: ready without encrypted_payload")
+                    }
+                    guard let key = step.transfer["ephemeral_key"]?.objectValue else {
+                        throw WalletError.usage("\(step.file.path) no longer has the transfer's ephemeral key (the transfer was cancelled here)")
                     }
                     let credentials = try WalletTransferPayload.open(payload, with: try HolderKey(privateJWK: key))
                     step.file.credentials += credentials
@@ -127,6 +130,9 @@ struct TransferCancel: ParsableCommand {
             var step = try TransferStep(options)
             let id = try step.sessionID()
             let result = try step.instruction("cancel_transfer", ["transfer_session_id": .string(id)])
+            var transfer = step.transfer
+            transfer["ephemeral_key"] = nil  // nothing will be encrypted to it any more
+            step.transfer = transfer
             try step.passed(result["state"]?.stringValue ?? "cancelled")
             step.printSummary()
         }

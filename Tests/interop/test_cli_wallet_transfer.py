@@ -89,6 +89,7 @@ def test_cancel_from_the_cli(server, tmp_path):
     cli("transfer", "confirm", "--wallet", str(old), "--pin", PIN_OLD, qr)
     cancelled = json.loads(cli("transfer", "cancel", "--wallet", str(new), "--pin", PIN_NEW).stdout)
     assert cancelled["state"] == "cancelled"
+    assert "ephemeral_key" not in json.loads(new.read_text())["nl"]["transfer"]
     assert json.loads(cli("transfer", "status", "--wallet", str(old), "--pin", PIN_OLD).stdout)["status"] == "cancelled"
     p = cli("transfer", "receive", "--wallet", str(new), "--pin", PIN_NEW, ok=False)
     assert p.returncode == 1 and json.loads(p.stdout)["state"] == "cancelled"
