@@ -15,9 +15,11 @@ public struct JWS: Sendable {
     /// metadata and trust chains stay far below it.
     public static let maximumCompactLength = 256 * 1024
 
-    public static func parse(_ compact: String) throws(JOSEError) -> JWS {
+    /// `maximumLength`: a caller whose input is already bounded otherwise (a request body
+    /// limit) may allow a larger JWS, e.g. an instruction carrying a device transfer's payload.
+    public static func parse(_ compact: String, maximumLength: Int = maximumCompactLength) throws(JOSEError) -> JWS {
         let bytes = Array(compact.utf8)
-        guard bytes.count <= maximumCompactLength else { throw .malformed("JWS larger than \(maximumCompactLength) bytes") }
+        guard bytes.count <= maximumLength else { throw .malformed("JWS larger than \(maximumLength) bytes") }
         let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed("compact JWS must have 3 parts, found \(parts.count)") }
         guard !parts[0].isEmpty else { throw .malformed("empty protected header") }

@@ -106,6 +106,9 @@ extension WalletProvider {
         let settled = try WalletInstanceValidity(database: database).settle(provider: entityID, now: now)
         if !settled.isEmpty { logger.info("\(settled.count) wallet instance(s) on \(entityID) settled after PIDs expired") }
         try InstructionChallengeRepository(database: database).purge(now: now)
+        // Device transfer sessions past transfer_lifetime become `cancelled` (sources active again).
+        let expired = try transfers.expireDue(now: now)
+        if expired > 0 { logger.info("\(expired) transfer session(s) on \(entityID) expired") }
         return try NonceRepository(database: database).purge(now: now)
     }
 }

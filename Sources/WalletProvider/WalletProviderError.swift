@@ -30,6 +30,8 @@ public struct WalletProviderError: Error, Equatable, Sendable, CustomStringConve
         case renewalNotNeeded = "renewal_not_needed"
         /// 409: a device transfer call in the wrong session state (i-nltx).
         case invalidTransferState = "invalid_transfer_state"
+        /// 403: device transfer, the destination's app is older than the source's (i-nltx).
+        case appVersionMismatch = "app_version_mismatch"
     }
 
     public let codeValue: Code
@@ -55,7 +57,7 @@ public struct WalletProviderError: Error, Equatable, Sendable, CustomStringConve
     public var statusCode: Int {
         switch codeValue {
         case .badRequest: 400
-        case .invalidRequest, .integrityCheckError, .invalidPIN, .accountBlocked, .recoveryCodeMismatch, .renewalNotNeeded: 403
+        case .invalidRequest, .integrityCheckError, .invalidPIN, .accountBlocked, .recoveryCodeMismatch, .renewalNotNeeded, .appVersionMismatch: 403
         case .invalidInstruction: 400
         case .invalidAccountState, .invalidTransferState: 409
         case .notFound: 404

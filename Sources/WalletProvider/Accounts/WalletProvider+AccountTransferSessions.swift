@@ -5,6 +5,6 @@ extension WalletProvider {
     /// admin view lists them (`{"id", "role", "state", "created_at", "updated_at", "expires_at"}`
     /// each), as source or destination. Empty until device transfer is built.
     func accountTransferSessions(_ account: String) throws(WalletProviderError) -> [JSONValue] {
-        []
+        try transferSessionsJSON(account: account)
     }
 }

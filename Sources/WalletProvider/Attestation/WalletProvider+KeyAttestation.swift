@@ -94,6 +94,7 @@ extension WalletProvider {
         guard instance.revokedAt == nil, instance.state != WalletInstanceState.uninstalled.rawValue else {
             throw .refused("this wallet instance is \(instance.revokedAt != nil ? "revoked" : "uninstalled")")
         }
+        try refuseTransferredAccount(of: instance)
         guard request.issuer == urls.instance(instance.id) else { throw .refused("iss must be \(urls.instance(instance.id))") }
         guard request.audience.contains(entityID) else { throw .refused("aud must be \(entityID)") }
         guard request.issuedAt <= now + Self.requestLeeway, now - request.issuedAt <= Self.maxRequestLifetime else {

@@ -70,6 +70,7 @@ extension WalletProvider {
         guard instance.revokedAt == nil, instance.state != WalletInstanceState.uninstalled.rawValue else {
             throw .refused("this wallet instance is \(instance.revokedAt != nil ? "revoked" : "uninstalled")")
         }
+        try refuseTransferredAccount(of: instance)
         guard let hardwareKey = Self.hardwareKey(of: instance) else {
             throw WalletProviderError(.serverError, "the instance's hardware key is unreadable", cause: instance.id)
         }

@@ -15,6 +15,7 @@ extension WalletProviderRoutes {
         router.post("/instances", policy: .html) { _, request, _ in
             let form = try request.formBody()
             if let refused = Self.refusedPage(provider, request, formToken: form.all("admin_token").first) { return refused }
+            if let session = form.all("cancel_transfer").first { return try Self.cancelTransfer(provider, session) }
             guard let id = form.all("id").first, !id.isEmpty else {
                 return .html(try provider.instancesPage(error: "pick an instance to revoke"), status: .badRequest)
             }
@@ -30,6 +31,17 @@ extension WalletProviderRoutes {
                 if error.statusCode >= 500 { throw error }
                 return .html(try provider.instancesPage(error: error.description), status: error.status)
             }
+        }
+    }
+
+    /// The page's Cancel button of an open transfer session: the page again with what happened.
+    static func cancelTransfer(_ provider: WalletProvider, _ id: String) throws(WalletProviderError) -> HTTPResponse {
+        do throws(WalletProviderError) {
+            let session = try provider.cancelTransferAsAdmin(id)
+            return .html(try provider.instancesPage(notice: "Cancelled transfer session \(session.id)."))
+        } catch {
+            if error.statusCode >= 500 { throw error }
+            return .html(try provider.instancesPage(error: error.description), status: error.status)
         }
     }
 

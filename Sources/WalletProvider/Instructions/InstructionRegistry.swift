@@ -7,6 +7,13 @@ public enum InstructionRegistry {
         IssueKeyAttestationInstruction.self,
         CreateProofsInstruction.self,
         DiscloseRecoveryCodeInstruction.self,
+        // Device transfer (Transfer/).
+        ConfirmTransferSessionInstruction.self,
+        SendWalletPayloadInstruction.self,
+        CheckTransferStatusInstruction.self,
+        ReceivePayloadInstruction.self,
+        CompleteTransferInstruction.self,
+        CancelTransferInstruction.self,
     ]
 
     /// By name, built once.

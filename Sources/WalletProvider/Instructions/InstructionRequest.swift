@@ -35,7 +35,9 @@ public struct InstructionRequest: Sendable {
         }
         let jws: JWS
         let claims: [String: JSONValue]
-        do throws(JOSEError) { (jws, claims) = try JWS.parseClaims(compact) } catch {
+        // The request body limit (1 MiB) bounds it; JWS's default (256 KiB) would cut a device
+        // transfer's payload (`send_wallet_payload`) to under 200 KB.
+        do throws(JOSEError) { (jws, claims) = try JWS.parseClaims(compact, maximumLength: 1 << 20) } catch {
             throw .badRequest("instruction is not a readable JWT: \(error)")
         }
         guard jws.type == type else { throw .badRequest("the instruction's typ must be \(type)") }

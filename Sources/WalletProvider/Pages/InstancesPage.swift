@@ -40,6 +40,8 @@ extension WalletProvider {
         }
         var context: [String: Any] = ["action": urls.instancesPage, "needsToken": !instancesPageIsOpen, "count": rows.count]
         if !rows.isEmpty { context["instances"] = rows }
+        let transfers = try transferSessionRows()
+        if !transfers.isEmpty { context["transfers"] = transfers }
         if let notice { context["notice"] = notice }
         if let error { context["error"] = error }
         return Self.pageLayout.render(title: "Wallet instances", body: Self.instancesBody, context: context)
@@ -84,7 +86,8 @@ extension WalletProvider {
         </form>{{/revocable}}
         </section>
         {{/instances}}
-        """)
+
+        """ + transferSessionsTemplate)
 
     private static let forbiddenBody = PageLayout.Body("""
         <p class="error" role="alert">{{reason}}</p>

@@ -23,6 +23,8 @@ import Store
 public enum DiscloseRecoveryCodeInstruction: Instruction {
     public struct Params: Sendable {
         public let sdJWT: String
+        /// The wallet app's version (NL: `app_version`), which a device transfer's session keeps.
+        public var appVersion: String? = nil
     }
 
     public struct Prepared: Sendable {
@@ -30,13 +32,14 @@ public enum DiscloseRecoveryCodeInstruction: Instruction {
         public let issuer: String
         public let keyThumbprint: String
         public let heldKey: HeldKeyRecord?
+        public var appVersion: String? = nil
     }
 
     public static let name = "disclose_recovery_code"
     public static let allowedStates: Set<WalletAccountState> = [.active, .recoveringPIN, .renewing]
 
     public static func parseParams(_ params: JSONReader) throws(JSONReadError) -> Params {
-        Params(sdJWT: try params.nonEmptyString("sd_jwt"))
+        Params(sdJWT: try params.nonEmptyString("sd_jwt"), appVersion: try readAppVersion(params))
     }
 
     /// While a PIN recovery waits for this disclosure the old PIN is unusable: the pending PIN
@@ -107,7 +110,8 @@ public enum DiscloseRecoveryCodeInstruction: Instruction {
         guard !provider.configuration.recoveryCodeDenyList.contains(code) else {
             throw .refused("this recovery code is refused (recovery_code_deny_list)")
         }
-        return Prepared(hmac: provider.recoveryCodeHMAC(code), issuer: issuer, keyThumbprint: thumbprint, heldKey: held)
+        return Prepared(hmac: provider.recoveryCodeHMAC(code), issuer: issuer, keyThumbprint: thumbprint, heldKey: held,
+                        appVersion: params.appVersion)
     }
 
     public static func perform(_ prepared: Prepared, in context: InstructionContext) throws(WalletProviderError) -> JSONValue {
@@ -117,7 +121,7 @@ public enum DiscloseRecoveryCodeInstruction: Instruction {
             context.provider.logger.warning("security event: recovery_code_mismatch for account \(context.account.id) on \(context.provider.entityID)")
         }
         let disclosure = RecoveryCodeDisclosure(hmac: prepared.hmac, outcome: outcome, issuer: prepared.issuer,
-                                                keyThumbprint: prepared.keyThumbprint, heldKey: prepared.heldKey)
+                                                keyThumbprint: prepared.keyThumbprint, heldKey: prepared.heldKey, appVersion: prepared.appVersion)
         for transition in RecoveryCodeTransitions.all {
             if let answer = try transition.afterDisclosure(disclosure, in: context) { return answer }
         }

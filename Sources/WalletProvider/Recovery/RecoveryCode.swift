@@ -28,6 +28,8 @@ public struct RecoveryCodeDisclosure: Sendable {
     /// The held key the PID is bound to, when the account holds it (else a key-binding JWT
     /// proved possession of a device key).
     public let heldKey: HeldKeyRecord?
+    /// The instruction's `app_version` (a device transfer's destination version), if sent.
+    public var appVersion: String? = nil
 }
 
 extension WalletProvider {

@@ -16,6 +16,7 @@ public enum RecoveryCodeTransitions {
         // PIN recovery and PID renewal (items 3-4):
 
         // Device transfer (item 5):
+        TransferStartTransition.self,
 
     ]
 }
