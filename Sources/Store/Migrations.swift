@@ -4,7 +4,8 @@
 enum Migrations {
     /// Each step is a list of single statements, applied together in one transaction.
     static let steps: [[String]] = [version1, IssuanceSchema.version2, IssuanceSchema.version3, IssuanceSchema.version4, IssuanceSchema.version5, WalletProviderSchema.version6, WalletProviderSchema.version7,
-                                    WalletProviderSchema.version8, WalletProviderSchema.version9, VerificationSchema.version10]
+                                    WalletProviderSchema.version8, WalletProviderSchema.version9, VerificationSchema.version10,
+                                    WalletProviderSchema.version11]
 
     /// The version a database has after all steps.
     static var latestVersion: Int64 { Int64(steps.count) }

@@ -26,6 +26,10 @@ public struct TestWalletFile {
     public var attestations: [String: JSONValue] = [:]
     /// Credentials received (`wallet receive --client-attestation`).
     public var credentials: [JSONValue] = []
+    /// NL account state (issue 21): `pin_salt` (base64url, the PIN key's KDF salt: see
+    /// `PINKey`), `pin_public_key`, and what the recovery and transfer commands keep (held key
+    /// ids, sessions). The PIN itself is never stored.
+    public var nl: [String: JSONValue] = [:]
 
     public init(path: String) { self.path = path }
 
@@ -57,6 +61,7 @@ public struct TestWalletFile {
         wallet.clientID = json["client_id"]?.stringValue
         wallet.attestations = json["attestations"]?.objectValue ?? [:]
         wallet.credentials = json["credentials"]?.arrayValue ?? []
+        wallet.nl = json["nl"]?.objectValue ?? [:]
         return wallet
     }
 
@@ -74,6 +79,7 @@ public struct TestWalletFile {
         put("client_id", clientID)
         out["attestations"] = .object(attestations)
         out["credentials"] = .array(credentials)
+        if !nl.isEmpty { out["nl"] = .object(nl) }
         return .object(out)
     }
 

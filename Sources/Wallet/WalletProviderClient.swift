@@ -50,17 +50,19 @@ public final class WalletProviderClient {
     }
 
     /// Registration: nonce → development key attestation → `POST <wp>/wallet-instance` (204).
-    public func register(hardwareKey: HolderKey, tag: String, integrity: String) throws {
+    /// `pinPublicKey` (issue 21): the PIN key's public JWK, which makes the account an NL one.
+    public func register(hardwareKey: HolderKey, tag: String, integrity: String, pinPublicKey: [String: JSONValue]? = nil) throws {
         let nonce = try nonce()
         let attestation = try developmentKeyAttestation(hardwareKey: hardwareKey, tag: tag, nonce: nonce, integrity: integrity)
-        try registerInstance(nonce: nonce, keyAttestation: attestation, tag: tag)
+        try registerInstance(nonce: nonce, keyAttestation: attestation, tag: tag, pinPublicKey: pinPublicKey)
     }
 
     /// `POST <wp>/wallet-instance` with a nonce and key attestation already fetched (the load
     /// client times the three requests apart).
-    public func registerInstance(nonce: String, keyAttestation: String, tag: String) throws {
-        _ = try postJSON("/wallet-instance", ["challenge": .string(nonce), "key_attestation": .string(keyAttestation),
-                                             "hardware_key_tag": .string(tag)], step: "registration")
+    public func registerInstance(nonce: String, keyAttestation: String, tag: String, pinPublicKey: [String: JSONValue]? = nil) throws {
+        var body: [String: JSONValue] = ["challenge": .string(nonce), "key_attestation": .string(keyAttestation), "hardware_key_tag": .string(tag)]
+        if let pinPublicKey { body["pin_public_key"] = .object(pinPublicKey) }
+        _ = try postJSON("/wallet-instance", .object(body), step: "registration")
     }
 
     /// Registration with a device key attestation made here under the CLI's test roots
@@ -68,7 +70,7 @@ public final class WalletProviderClient {
     /// client data hash, `apple` an App Attest object whose clientDataHash it is (the tag then
     /// must be the App Attest key id). Nonce → `POST <wp>/wallet-instance` (204).
     public func register(hardwareKey: HolderKey, tag: String, format: String, testRoots: TestDeviceAttestations,
-                         appleAppID: String = TestDeviceAttestations.defaultAppleAppID) throws {
+                         appleAppID: String = TestDeviceAttestations.defaultAppleAppID, pinPublicKey: [String: JSONValue]? = nil) throws {
         let nonce = try nonce()
         let hash = Digest.sha256(Array(("{\"nonce\":\(JSONValue.string(nonce).serialized()),\"hardware_key_tag\":"
             + "\(JSONValue.string(tag).serialized()),\"jwk_thumbprint\":\(JSONValue.string(hardwareKey.thumbprint).serialized())}").utf8))
@@ -82,8 +84,9 @@ public final class WalletProviderClient {
         default:
             throw WalletError.usage("no test device attestation of format \(format)")
         }
-        _ = try postJSON("/wallet-instance", ["challenge": .string(nonce), "key_attestation": attestation,
-                                             "hardware_key_tag": .string(tag)], step: "registration")
+        var body: [String: JSONValue] = ["challenge": .string(nonce), "key_attestation": attestation, "hardware_key_tag": .string(tag)]
+        if let pinPublicKey { body["pin_public_key"] = .object(pinPublicKey) }
+        _ = try postJSON("/wallet-instance", .object(body), step: "registration")
     }
 
     /// The wallet attestation request (`war+jwt` for `/token`, `wp-war+jwt` for

@@ -94,6 +94,7 @@ extension WalletProvider {
         // Not a purge, but the same tick: instances whose PIDs all expired are `operational` again.
         let settled = try WalletInstanceValidity(database: database).settle(provider: entityID, now: now)
         if !settled.isEmpty { logger.info("\(settled.count) wallet instance(s) on \(entityID) settled after PIDs expired") }
+        try InstructionChallengeRepository(database: database).purge(now: now)
         return try NonceRepository(database: database).purge(now: now)
     }
 }
@@ -118,4 +119,7 @@ public struct WalletProviderURLs: Sendable {
     public var logo: String { entityID + "/logo.svg" }
     /// The HTML page of the instances with their revoke buttons.
     public var instancesPage: String { entityID + "/instances" }
+    /// NL accounts (issue 21): `POST` a challenge, then `POST` an instruction by name.
+    public var instructionChallenge: String { entityID + "/instructions/challenge" }
+    public func instruction(_ name: String) -> String { entityID + "/instructions/" + name }
 }

@@ -30,9 +30,12 @@ struct WalletRegisterCommand: ParsableCommand {
     var appID = TestDeviceAttestations.defaultAppleAppID
     @Option(help: "The test wallet file (default: $XDG_DATA_HOME/trustbed/wallet.json).") var wallet: String?
     @Flag(help: "Replace an instance the wallet file already holds.") var force = false
+    @Option(help: "NL account (the provider has remote_keys on): derive the PIN key from this PIN and a fresh salt (docs/wallet-provider.md, \"The PIN key\") and register its public key.")
+    var pin: String?
     @Flag(help: "Log every request and response (method, URL, headers, body) to stderr.") var verbose = false
 
     func validate() throws {
+        if let pin, pin.isEmpty { throw ValidationError("--pin must not be empty") }
         guard ["pass", "fail"].contains(integrity) else { throw ValidationError("--integrity must be pass or fail") }
         guard ["dev", "android", "apple"].contains(format) else { throw ValidationError("--format must be dev, android or apple") }
     }
@@ -59,14 +62,18 @@ struct WalletRegisterCommand: ParsableCommand {
             let client = WalletProviderClient(provider: provider, http: http)
             let hardwareKey = try HolderKey()
             var tag = "trustbed-cli-" + WalletProofs.randomToken(12)
+            // Issue 21: the PIN key, derived here and never stored; only its salt is kept.
+            let pinSalt = PINKey.newSalt()
+            let pinKey = try pin.map { try PINKey.derive(pin: $0, salt: pinSalt) }
             switch format {
             case "dev":
-                try client.register(hardwareKey: hardwareKey, tag: tag, integrity: integrity)
+                try client.register(hardwareKey: hardwareKey, tag: tag, integrity: integrity, pinPublicKey: pinKey?.jwk)
             default:
                 let roots = try TestDeviceAttestations(besideWallet: file.path)
                 // App Attest names a key by its id, the SHA-256 of the public point.
                 if format == "apple" { tag = try TestDeviceAttestations.appleKeyID(hardwareKey) }
-                try client.register(hardwareKey: hardwareKey, tag: tag, format: format, testRoots: roots, appleAppID: appID)
+                try client.register(hardwareKey: hardwareKey, tag: tag, format: format, testRoots: roots, appleAppID: appID,
+                                    pinPublicKey: pinKey?.jwk)
             }
             // A new instance starts the file afresh but keeps the credentials received so far:
             // they stay bound to keys the file holds, and `wallet present` can still show them.
@@ -80,9 +87,14 @@ struct WalletRegisterCommand: ParsableCommand {
             file.format = format
             file.integrity = integrity
             file.state = "installed"
+            if let pinKey {
+                file.nl = ["pin_salt": .string(Base64URL.encode(pinSalt)), "pin_public_key": .object(pinKey.jwk), "account_state": "active"]
+            }
             try file.save()
-            print(JSONValue.object(["provider": .string(client.provider), "hardware_key_tag": .string(tag), "format": .string(format),
-                                    "state": "installed", "wallet": .string(file.path)]).serialized(pretty: true))
+            var summary: [String: JSONValue] = ["provider": .string(client.provider), "hardware_key_tag": .string(tag), "format": .string(format),
+                                                "state": "installed", "wallet": .string(file.path)]
+            if pinKey != nil { summary["nl_account"] = true; summary["account_state"] = "active" }
+            print(JSONValue.object(summary).serialized(pretty: true))
         } catch {
             walletLog("error: \(error)")
             throw ExitCode(1)

@@ -54,3 +54,33 @@ final class WalletProviderConfigurationTests: XCTestCase {
         }
     }
 }
+
+/// Issue 21's members: NL accounts (remote keys), PIN attempts, the recovery code deny list,
+/// transfer and challenge lifetimes.
+final class WalletProviderNLConfigurationTests: XCTestCase {
+    private func parse(_ json: String) throws -> WalletProviderConfiguration {
+        try WalletProviderConfiguration.parse(JSONReader(JSONValue.parse(Array(json.utf8))))
+    }
+
+    func testDefaultsAndMembers() throws {
+        let defaults = try parse("{}")
+        XCTAssertFalse(defaults.remoteKeys)
+        XCTAssertEqual(defaults.pinAttempts, 4)
+        XCTAssertEqual(defaults.recoveryCodeDenyList, [])
+        XCTAssertEqual(defaults.transferLifetime, 3_600)
+        XCTAssertEqual(defaults.challengeLifetime, 60)
+        let c = try parse("""
+            {"remote_keys": true, "pin_attempts": 3, "recovery_code_deny_list": ["0000"], "transfer_lifetime": 600,
+             "challenge_lifetime": 30}
+            """)
+        XCTAssertTrue(c.remoteKeys)
+        XCTAssertEqual(c.pinAttempts, 3)
+        XCTAssertEqual(c.recoveryCodeDenyList, ["0000"])
+        XCTAssertEqual(c.transferLifetime, 600)
+        XCTAssertEqual(c.challengeLifetime, 30)
+        for bad in [#"{"remote_keys": "yes"}"#, #"{"pin_attempts": 0}"#, #"{"recovery_code_deny_list": "0000"}"#,
+                    #"{"transfer_lifetime": -1}"#, #"{"challenge_lifetime": 0}"#, #"{"pin_attempt": 4}"#] {
+            XCTAssertThrowsError(try parse(bad), bad)
+        }
+    }
+}

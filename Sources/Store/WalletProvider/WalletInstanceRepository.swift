@@ -50,7 +50,8 @@ public struct WalletInstanceRepository: Sendable {
     /// Stores a new account and its first instance; false (nothing written) when the provider
     /// already has an instance with this id. Call it inside the transaction that also spends
     /// the registration's nonce, so a refused registration leaves neither.
-    public func insertWithNewAccount(_ instance: WalletInstanceRecord) throws(StoreError) -> Bool {
+    /// `pinPublicKey`: an NL account's PIN public key (JWK text, issue 21).
+    public func insertWithNewAccount(_ instance: WalletInstanceRecord, pinPublicKey: String? = nil) throws(StoreError) -> Bool {
         let inserted = try database.executeCountingChanges(
             """
             INSERT OR IGNORE INTO wallet_provider_instances
@@ -63,8 +64,9 @@ public struct WalletInstanceRepository: Sendable {
              SQLValue(instance.reason), .integer(instance.createdAt), .integer(instance.updatedAt)])
         guard inserted == 1 else { return false }
         try database.execute(
-            "INSERT OR IGNORE INTO wallet_provider_accounts (provider, id, created_at) VALUES (?, ?, ?)",
-            [.text(instance.provider), .text(instance.account), .integer(instance.createdAt)])
+            "INSERT OR IGNORE INTO wallet_provider_accounts (provider, id, created_at, updated_at, pin_public_key) VALUES (?, ?, ?, ?, ?)",
+            [.text(instance.provider), .text(instance.account), .integer(instance.createdAt), .integer(instance.createdAt),
+             SQLValue(pinPublicKey)])
         return true
     }
 
@@ -190,6 +192,8 @@ public struct WalletInstanceRepository: Sendable {
                 DELETE FROM wallet_provider_person_instances WHERE provider = ? AND instance IN
                     (SELECT id FROM wallet_provider_instances WHERE provider = ? AND account = ?)
                 """, [.text(provider), .text(provider), .text(account)])
+            try database.execute("DELETE FROM wallet_provider_held_keys WHERE provider = ? AND account = ?",
+                                 [.text(provider), .text(account)])
             let instances = try database.executeCountingChanges(
                 "DELETE FROM wallet_provider_instances WHERE provider = ? AND account = ?", [.text(provider), .text(account)])
             let accounts = try database.executeCountingChanges(

@@ -91,3 +91,56 @@ enum WalletProviderSchema {
         "ALTER TABLE wallet_provider_instances ADD COLUMN assertion_counter INTEGER NOT NULL DEFAULT 0",
     ]
 }
+
+extension WalletProviderSchema {
+    /// NL accounts (issue 21): the provider holds the wallet's keys and acts on instructions
+    /// signed by the PIN key and the hardware key.
+    /// - accounts get a `state` (active, blocked, recovering_pin, renewing, transferring,
+    ///   transferred, revoked), the PIN public key (JWK text), the count of wrong PINs since the
+    ///   last right one, the HMAC of the recovery code (never the code), and two slots the
+    ///   recovery flows use to restore an account exactly: a pending PIN key and the state
+    ///   before the flow began;
+    /// - `wallet_provider_held_keys`: the account's private keys, each AES-256-GCM-wrapped under
+    ///   the provider's wrapping key (`Keys/<name>/wallet-provider/`), with its public JWK and
+    ///   thumbprint (a PID's `cnf` is looked up by it), a `purpose` (`wallet`, or the recovery
+    ///   flows' `recovery`/`renewal`) and `enabled` (a renewal disables the others);
+    /// - `wallet_provider_instruction_challenges`: each challenge of
+    ///   `<wp>/instructions/challenge`, for one instance, spent (deleted) by the transaction
+    ///   that performs the instruction, so of concurrent uses exactly one wins.
+    static let version11 = [
+        "ALTER TABLE wallet_provider_accounts ADD COLUMN state TEXT NOT NULL DEFAULT 'active'",
+        "ALTER TABLE wallet_provider_accounts ADD COLUMN pin_public_key TEXT",
+        "ALTER TABLE wallet_provider_accounts ADD COLUMN pin_failures INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE wallet_provider_accounts ADD COLUMN recovery_code_hmac TEXT",
+        "ALTER TABLE wallet_provider_accounts ADD COLUMN pending_pin_public_key TEXT",
+        "ALTER TABLE wallet_provider_accounts ADD COLUMN previous_state TEXT",
+        "ALTER TABLE wallet_provider_accounts ADD COLUMN updated_at INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX wallet_provider_accounts_by_recovery_code ON wallet_provider_accounts (provider, recovery_code_hmac) WHERE recovery_code_hmac IS NOT NULL",
+        """
+        CREATE TABLE wallet_provider_held_keys (
+            provider TEXT NOT NULL,
+            id TEXT NOT NULL,
+            account TEXT NOT NULL,
+            wrapped_key BLOB NOT NULL,
+            public_jwk TEXT NOT NULL,
+            thumbprint TEXT NOT NULL,
+            purpose TEXT NOT NULL DEFAULT 'wallet',
+            enabled INTEGER NOT NULL DEFAULT 1,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (provider, id)
+        ) STRICT
+        """,
+        "CREATE INDEX wallet_provider_held_keys_by_account ON wallet_provider_held_keys (provider, account)",
+        "CREATE INDEX wallet_provider_held_keys_by_thumbprint ON wallet_provider_held_keys (provider, thumbprint)",
+        """
+        CREATE TABLE wallet_provider_instruction_challenges (
+            provider TEXT NOT NULL,
+            challenge TEXT NOT NULL,
+            instance TEXT NOT NULL,
+            expires_at INTEGER NOT NULL,
+            PRIMARY KEY (provider, challenge)
+        ) STRICT, WITHOUT ROWID
+        """,
+        "CREATE INDEX wallet_provider_instruction_challenges_by_expiry ON wallet_provider_instruction_challenges (expires_at)",
+    ]
+}

@@ -102,21 +102,7 @@ extension WalletProvider {
         guard nonces.issueTime(of: request.nonce, now: now) != nil else {
             throw .refused("the nonce is unknown or expired; get one from \(urls.nonce)")
         }
-        let level = (try? JSONValue.parse(Array(instance.deviceFacts.utf8)))?.objectValue?["security_level"]?.stringValue ?? "software"
-        let resistance = Self.resistance(securityLevel: level)
-        var claims: [String: JSONValue] = [
-            "iss": .string(entityID), "iat": .int(now), "exp": .int(now + configuration.attestationLifetime),
-            "attested_keys": .array(request.keys.map(\.jsonValue)),
-            "key_storage": [.string(resistance)], "user_authentication": [.string(resistance)],
-        ]
-        if let cNonce = request.cNonce { claims["nonce"] = .string(cNonce) }
-        let attestation: String
-        do {
-            attestation = try JWS.sign(payload: claims, key: keys.signingKey, algorithm: .ES256, keyID: keys.signingJWK.kid ?? "",
-                                       type: "key-attestation+jwt", extraHeader: ["x5c": .array(keys.x5c.map(JSONValue.string))])
-        } catch {
-            throw WalletProviderError(.serverError, "the key attestation could not be signed", cause: "\(error)")
-        }
+        let attestation = try signKeyAttestation(keys: request.keys, cNonce: request.cNonce, instance: instance, now: now)
         guard try storing({ () throws(StoreError) in try nonces.consume(request.nonce, in: NonceRepository(database: database)) }) else {
             throw .refused("the nonce was already used")
         }
@@ -126,5 +112,27 @@ extension WalletProvider {
             try instances.recordAttestedKeys(provider: entityID, instance: instance.id, thumbprints: request.keys.map { $0.thumbprint() }, now: now)
         }
         return attestation
+    }
+
+    /// A `key-attestation+jwt` (Appendix D.1) for `keys`, signed by this provider (`x5c` = the
+    /// signing certificate), `key_storage` and `user_authentication` from the instance's
+    /// device facts, `nonce` = the credential issuer's c_nonce when given. Shared by
+    /// `<wp>/key-attestations` and the NL instructions (keys the provider holds).
+    public func signKeyAttestation(keys attested: [JWK], cNonce: String?, instance: WalletInstanceRecord,
+                                   now: Int64) throws(WalletProviderError) -> String {
+        let level = (try? JSONValue.parse(Array(instance.deviceFacts.utf8)))?.objectValue?["security_level"]?.stringValue ?? "software"
+        let resistance = Self.resistance(securityLevel: level)
+        var claims: [String: JSONValue] = [
+            "iss": .string(entityID), "iat": .int(now), "exp": .int(now + configuration.attestationLifetime),
+            "attested_keys": .array(attested.map(\.jsonValue)),
+            "key_storage": [.string(resistance)], "user_authentication": [.string(resistance)],
+        ]
+        if let cNonce { claims["nonce"] = .string(cNonce) }
+        do {
+            return try JWS.sign(payload: claims, key: keys.signingKey, algorithm: .ES256, keyID: keys.signingJWK.kid ?? "",
+                                type: "key-attestation+jwt", extraHeader: ["x5c": .array(keys.x5c.map(JSONValue.string))])
+        } catch {
+            throw WalletProviderError(.serverError, "the key attestation could not be signed", cause: "\(error)")
+        }
     }
 }

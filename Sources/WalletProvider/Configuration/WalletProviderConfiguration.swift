@@ -34,12 +34,24 @@ public struct WalletProviderConfiguration: Sendable, Equatable {
     /// Whether development key attestations (signed by this provider's mock device maker) are
     /// accepted, and `<wp>/dev/key-attestation` makes them.
     public var devAttestations = true
+    /// NL accounts (issue 21): the provider holds the wallet's keys and acts on signed
+    /// instructions (`<wp>/instructions/...`); registration then requires `pin_public_key`.
+    public var remoteKeys = false
+    /// Wrong PINs in a row after which an NL account is `blocked`.
+    public var pinAttempts: Int64 = 4
+    /// Recovery codes refused by `disclose_recovery_code` (e.g. a test persona's shared code).
+    public var recoveryCodeDenyList: [String] = []
+    /// Seconds a device transfer session lives before it becomes `cancelled`.
+    public var transferLifetime: Int64 = 3_600
+    /// Seconds an instruction challenge stays good.
+    public var challengeLifetime: Int64 = 60
 
     public init() {}
 
     public static let knownFields: Set<String> = [
         "trust_anchors", "attestation_lifetime", "nonce_lifetime", "aal", "client_id", "wallet_name", "wallet_link",
         "android_roots", "apple_roots", "apple_app_ids", "dev_attestations",
+        "remote_keys", "pin_attempts", "recovery_code_deny_list", "transfer_lifetime", "challenge_lifetime",
     ]
     public static let maxAttestationLifetime: Int64 = 86_400
 
@@ -66,6 +78,11 @@ public struct WalletProviderConfiguration: Sendable, Equatable {
             c.appleAppIDs = v
         }
         if let v = try reader.optionalBool("dev_attestations") { c.devAttestations = v }
+        if let v = try reader.optionalBool("remote_keys") { c.remoteKeys = v }
+        c.pinAttempts = try positive(reader, "pin_attempts", default: c.pinAttempts, max: 100)
+        if let v = try reader.optionalStringArray("recovery_code_deny_list") { c.recoveryCodeDenyList = v }
+        c.transferLifetime = try positive(reader, "transfer_lifetime", default: c.transferLifetime, max: 7 * 86_400)
+        c.challengeLifetime = try positive(reader, "challenge_lifetime", default: c.challengeLifetime, max: 3_600)
         return c
     }
 

@@ -47,6 +47,7 @@ public struct WalletProviderRoutes: Sendable {
         addAdminRoutes(to: &router)
         addKeyAttestationRoutes(to: &router)
         addPageRoutes(to: &router)
+        addInstructionRoutes(to: &router)
 
         let ca = HTTPResponse(status: .ok, headers: [("Content-Type", "application/x-pem-file")],
                               body: Array(provider.keys.ca.pem().utf8)).applying(.publicRead).prepared()

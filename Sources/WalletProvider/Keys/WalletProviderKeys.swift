@@ -11,7 +11,11 @@ import Support
 /// - a mock device-maker root (`device-maker.pem`) and its key, which sign development key
 ///   attestations: the stand-in for Google's and Apple's attestation roots on emulators and
 ///   in the CLI wallet;
-/// - the nonce secret (32 random bytes) behind every stateless nonce of `<wp>/nonce`.
+/// - the nonce secret (32 random bytes) behind every stateless nonce of `<wp>/nonce`;
+/// - for NL accounts (issue 21): the wrapping key (`held-keys.key`, 32 random bytes, hex) under
+///   which the keys the provider holds for accounts are stored (AES-256-GCM), and the key of
+///   the recovery codes' HMACs (`recovery-code-hmac.key`), so the database alone reveals
+///   neither keys nor codes.
 public struct WalletProviderKeys: Sendable {
     public let ca: Certificate
     public let signingKey: PrivateKey
@@ -19,14 +23,22 @@ public struct WalletProviderKeys: Sendable {
     public let deviceMakerKey: PrivateKey
     public let deviceMakerRoot: Certificate
     public let nonceSecret: [UInt8]
+    /// AES-256-GCM key wrapping the private keys held for NL accounts.
+    public let wrappingKey: [UInt8]
+    /// HMAC-SHA256 key of the stored recovery codes.
+    public let recoveryCodeKey: [UInt8]
     /// `x5c` of every attestation this provider signs: the signing certificate alone.
     public let x5c: [String]
     /// The signing key's public JWK, `kid` = its RFC 7638 thumbprint.
     public let signingJWK: JWK
 
     public init(ca: Certificate, signingKey: PrivateKey, signer: Certificate, deviceMakerKey: PrivateKey,
-                deviceMakerRoot: Certificate, nonceSecret: [UInt8]) {
+                deviceMakerRoot: Certificate, nonceSecret: [UInt8], wrappingKey: [UInt8]? = nil, recoveryCodeKey: [UInt8]? = nil) {
         self.ca = ca
+        // Tests that build keys in memory get keys derived from the nonce secret (HKDF, one
+        // label each); `loadOrCreate` always reads or makes the files.
+        self.wrappingKey = wrappingKey ?? Self.derived(nonceSecret, "trustbed wallet-provider held keys v1")
+        self.recoveryCodeKey = recoveryCodeKey ?? Self.derived(nonceSecret, "trustbed wallet-provider recovery codes v1")
         self.signingKey = signingKey
         self.signer = signer
         self.deviceMakerKey = deviceMakerKey
@@ -84,7 +96,20 @@ public struct WalletProviderKeys: Sendable {
         guard let secret = Hex.decode(secretHex.trimmingCharacters(in: .whitespacesAndNewlines)), secret.count >= 32 else {
             throw WalletProviderError(.serverError, "\(directory)/nonce-secret must hold at least 32 bytes as hex")
         }
+        func secretFile(_ name: String) throws -> [UInt8] {
+            let hex = try files.text(name) { Hex.encode(SecureRandom.bytes(32)) + "\n" }
+            guard let bytes = Hex.decode(hex.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32 else {
+                throw WalletProviderError(.serverError, "\(directory)/\(name) must hold 32 bytes as hex")
+            }
+            return bytes
+        }
         return WalletProviderKeys(ca: ca, signingKey: signingKey, signer: signer, deviceMakerKey: deviceMakerKey,
-                                  deviceMakerRoot: deviceMakerRoot, nonceSecret: secret)
+                                  deviceMakerRoot: deviceMakerRoot, nonceSecret: secret, wrappingKey: try secretFile("held-keys.key"),
+                                  recoveryCodeKey: try secretFile("recovery-code-hmac.key"))
+    }
+
+    private static func derived(_ secret: [UInt8], _ label: String) -> [UInt8] {
+        (try? KeyDerivation.hkdf(.sha256, inputKeyMaterial: secret, info: Array(label.utf8), outputLength: 32))
+            ?? Digest.sha256(secret + Array(label.utf8))
     }
 }

@@ -1,3 +1,4 @@
+import JOSE
 import JSON
 
 /// The body of `POST <wp>/wallet-instance` (issue 20, item 4): `{challenge | nonce,
@@ -10,6 +11,9 @@ public struct RegistrationRequest: Sendable, Equatable {
     public let keyAttestation: JSONValue
     public let format: DeviceKeyAttestationFormat
     public let hardwareKeyTag: String
+    /// An NL account's PIN public key (issue 21): a P-256 public JWK, reduced to its key
+    /// members; only accepted when the provider has `remote_keys` on.
+    public var pinPublicKey: JWK?
 
     /// Longest `hardware_key_tag` accepted: Apple key ids are 44 characters, Android aliases
     /// short names.
@@ -34,7 +38,23 @@ public struct RegistrationRequest: Sendable, Equatable {
         if format == .android, attestation.stringArray == nil {
             throw .badRequest("key_attestation: an Android chain is an array of base64 strings")
         }
-        return RegistrationRequest(nonce: nonce, keyAttestation: attestation, format: format, hardwareKeyTag: tag)
+        var request = RegistrationRequest(nonce: nonce, keyAttestation: attestation, format: format, hardwareKeyTag: tag)
+        if let value = object["pin_public_key"] { request.pinPublicKey = try parsePINKey(value) }
+        return request
+    }
+
+    /// A P-256 public JWK without private members.
+    public static func parsePINKey(_ value: JSONValue, member: String = "pin_public_key") throws(WalletProviderError) -> JWK {
+        guard let object = value.objectValue else { throw .badRequest("\(member) must be a P-256 public JWK object") }
+        guard object["d"] == nil else { throw .badRequest("\(member) must be a public key (it has d)") }
+        do throws(JOSEError) {
+            let jwk = try JWK(json: object).keyMembersOnly
+            guard jwk.kty == "EC", jwk.json["crv"]?.stringValue == "P-256" else { throw .invalidKey("expected kty EC, crv P-256") }
+            _ = try jwk.publicKey()
+            return jwk
+        } catch {
+            throw .badRequest("\(member): \(error)")
+        }
     }
 
     /// A tag of 1 to 256 printable ASCII characters other than `"` and `\`: it goes into the

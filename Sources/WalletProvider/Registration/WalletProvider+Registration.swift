@@ -37,6 +37,10 @@ extension WalletProvider {
         guard nonces.issueTime(of: request.nonce, now: now) != nil else {
             throw .refused("the nonce is unknown or expired; get one from \(urls.nonce)")
         }
+        // Issue 21: a PIN key makes an NL account, which only a provider holding keys has.
+        if request.pinPublicKey != nil, !configuration.remoteKeys {
+            throw .badRequest("pin_public_key: this wallet provider holds no keys for wallets (remote_keys is off)")
+        }
         let instances = WalletInstanceRepository(database: database)
         if try storing({ () throws(StoreError) in
             try instances.replayRecorded(issuer: entityID, purpose: Self.noncePurpose, jti: request.nonce)
@@ -66,7 +70,8 @@ extension WalletProvider {
         do {
             outcome = try database.transaction { database throws -> Outcome in
                 guard try nonces.consume(request.nonce, in: NonceRepository(database: database)) else { return .nonceUsed }
-                guard try WalletInstanceRepository(database: database).insertWithNewAccount(record) else {
+                guard try WalletInstanceRepository(database: database).insertWithNewAccount(
+                    record, pinPublicKey: request.pinPublicKey?.jsonValue.serialized()) else {
                     // Roll the nonce back: a refused request burns nothing.
                     throw RegistrationConflict()
                 }
@@ -81,7 +86,7 @@ extension WalletProvider {
         }
         switch outcome {
         case .stored:
-            logger.info("wallet instance \(record.id) registered (\(record.format)) on \(entityID)")
+            logger.info("wallet instance \(record.id) registered (\(record.format)\(request.pinPublicKey != nil ? ", NL account" : "")) on \(entityID)")
             return record
         case .nonceUsed: throw .refused("the nonce was already used")
         case .tagTaken: throw .refused("hardware_key_tag is already registered")

@@ -1,0 +1,73 @@
+import JOSE
+import JSON
+
+/// The body of `POST <wp>/instructions/<name>` (issue 21), read once:
+/// `{"instruction": <compact JWS>, "hardware_signature": <base64url>}`.
+/// - `instruction`: `typ` `wp-instruction+jwt`, ES256 by the PIN key (or the key the
+///   instruction names, see `InstructionSigner`); claims `iss` = the instance (its
+///   `hardware_key_tag`), `aud` = the provider's entity ID, `challenge` (from
+///   `<wp>/instructions/challenge`), `iat`, `params` (an object; absent is `{}`).
+/// - `hardware_signature`: the instance's hardware key's ECDSA P-256/SHA-256 signature over the
+///   ASCII bytes of the `instruction` compact JWS, base64url of raw r‖s or of DER (what Android
+///   keystores give); an App Attest instance may send an assertion with those bytes as client
+///   data (`HardwareSignature`, `AppAttestAssertion`), as in wallet attestation requests. The
+///   hardware signature covers the PIN signature, so neither can be swapped.
+/// Shape errors are 400 `bad_request`, this provider's code for a malformed body.
+public struct InstructionRequest: Sendable {
+    public static let type = "wp-instruction+jwt"
+
+    public let compact: String
+    public let jws: JWS
+    public let instance: String
+    public let audience: [String]
+    public let challenge: String
+    public let issuedAt: Int64
+    public let params: [String: JSONValue]
+    public let hardwareSignature: String
+
+    public static func parse(_ value: JSONValue) throws(WalletProviderError) -> InstructionRequest {
+        guard let object = value.objectValue else { throw .badRequest("the body must be a JSON object") }
+        guard let compact = object["instruction"]?.stringValue, !compact.isEmpty else {
+            throw .badRequest("instruction must be the compact wp-instruction+jwt")
+        }
+        guard let hardwareSignature = object["hardware_signature"]?.stringValue, !hardwareSignature.isEmpty else {
+            throw .badRequest("hardware_signature is missing")
+        }
+        let jws: JWS
+        let claims: [String: JSONValue]
+        do throws(JOSEError) { (jws, claims) = try JWS.parseClaims(compact) } catch {
+            throw .badRequest("instruction is not a readable JWT: \(error)")
+        }
+        guard jws.type == type else { throw .badRequest("the instruction's typ must be \(type)") }
+        func string(_ name: String) throws(WalletProviderError) -> String {
+            guard let text = claims[name]?.stringValue, !text.isEmpty else { throw .badRequest("\(name) must be a non-empty string") }
+            return text
+        }
+        guard let iat = claims["iat"]?.intValue else { throw .badRequest("iat must be a number") }
+        let audience: [String]
+        if let single = claims["aud"]?.stringValue { audience = [single] } else if let list = claims["aud"]?.stringArray, !list.isEmpty {
+            audience = list
+        } else {
+            throw .badRequest("aud must be a string or an array of strings")
+        }
+        var params: [String: JSONValue] = [:]
+        if let value = claims["params"] {
+            guard let object = value.objectValue else { throw .invalidInstruction("params must be an object") }
+            params = object
+        }
+        return InstructionRequest(compact: compact, jws: jws, instance: try string("iss"), audience: audience,
+                                  challenge: try string("challenge"), issuedAt: iat, params: params, hardwareSignature: hardwareSignature)
+    }
+}
+
+/// `POST <wp>/instructions/challenge` `{"instance": <hardware_key_tag>}`.
+public struct InstructionChallengeRequest: Sendable {
+    public let instance: String
+
+    public static func parse(_ value: JSONValue) throws(WalletProviderError) -> InstructionChallengeRequest {
+        guard let instance = value.objectValue?["instance"]?.stringValue, !instance.isEmpty else {
+            throw .badRequest("the body must be {\"instance\": <hardware_key_tag>}")
+        }
+        return InstructionChallengeRequest(instance: instance)
+    }
+}
