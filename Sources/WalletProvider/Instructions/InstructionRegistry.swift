@@ -6,6 +6,7 @@ public enum InstructionRegistry {
         SignInstruction.self,
         IssueKeyAttestationInstruction.self,
         CreateProofsInstruction.self,
+        StartPINRecoveryInstruction.self,
     ]
 
     /// By name, built once.
