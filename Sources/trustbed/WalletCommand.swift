@@ -10,7 +10,8 @@ struct WalletCommand: ParsableCommand {
         commandName: "wallet",
         abstract: "A test wallet: receive credentials from any OpenID4VCI 1.0 issuer, or load-test one.",
         subcommands: [WalletReceiveCommand.self, WalletRegisterCommand.self, WalletAttestCommand.self, WalletTestRootsCommand.self,
-                      WalletPresentCommand.self, WalletBenchCommand.self, WalletAppleEnvelopeCommand.self, WalletQRCommand.self])
+                      WalletPresentCommand.self, WalletBenchCommand.self, WalletAppleEnvelopeCommand.self, WalletQRCommand.self,
+                      WalletPINRecoveryCommand.self, WalletRenewCommand.self])
 }
 
 /// Prints to stderr (progress and prompts; stdout carries only the result).
