@@ -98,7 +98,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WalletProviderTests", dependencies: [
-            "WalletProvider", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "OAuth", "Store", "Support", "TestSupport",
+            "WalletProvider", "CBOR", "COSE", "Cryptography", "JOSE", "JSON", "MDoc", "OAuth", "SDJWT", "Store", "Support", "TestSupport",
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
         // The verifier (issue 22): OpenID4VP, SD-JWT VC and mdoc DeviceResponse verification, Apple's

@@ -1,5 +1,6 @@
 import Cryptography
 import JOSE
+import JSON
 import Logging
 import OAuth
 import Store
@@ -35,6 +36,13 @@ public final class WalletProvider: Sendable {
     /// `dev_attestations` is on); Android and Apple ones are handed in by the composition root.
     public let verifiers: [DeviceKeyAttestationFormat: any DeviceKeyAttestationVerifier]
 
+    /// Issue 21, `disclose_recovery_code`: how a PID's issuer is trusted. `pidIssuerMetadata`
+    /// answers an issuer's resolved federation metadata through the provider's Trust Anchors
+    /// (in process for a Trust Anchor hosted here), nil without a federation; `pidIssuerRoots`
+    /// are the roots (`pid_issuer_roots`) a PID's `x5c` may chain to instead.
+    let pidIssuerMetadata: (@Sendable (String) throws -> [String: JSONValue])?
+    public let pidIssuerRoots: [Certificate]
+
     /// The provider's trust chain to its Trust Anchor, built in process by the composition
     /// root (never over HTTP to this server); nil when there is none.
     let trustChainSource: (@Sendable () -> [String]?)?
@@ -46,8 +54,11 @@ public final class WalletProvider: Sendable {
 
     public init(entityID: String, entityName: String, configuration: WalletProviderConfiguration, keys: WalletProviderKeys,
                 database: Database, clock: Clock, logger: Logger = Logger(label: "wallet-provider"), trustAnchors: [String], adminToken: String,
-                verifiers: [any DeviceKeyAttestationVerifier] = [], trustChain: (@Sendable () -> [String]?)? = nil) {
+                verifiers: [any DeviceKeyAttestationVerifier] = [], trustChain: (@Sendable () -> [String]?)? = nil,
+                pidIssuerMetadata: (@Sendable (String) throws -> [String: JSONValue])? = nil, pidIssuerRoots: [Certificate] = []) {
         trustChainSource = trustChain
+        self.pidIssuerMetadata = pidIssuerMetadata
+        self.pidIssuerRoots = pidIssuerRoots
         self.entityID = entityID
         self.entityName = entityName
         self.configuration = configuration

@@ -51,6 +51,12 @@ final class RecoveryInstructionTests: XCTestCase {
         XCTAssertEqual(try account(f, nl).state, "blocked")
 
         let newPIN = try PrivateKey(generatingFor: .ES256)
+        // Without a recovery code disclosed before, nothing could prove the person: refused.
+        XCTAssertEqual(refusal { _ = try nl.run(f.provider, "start_pin_recovery", recoveryParams(newPIN), signer: newPIN) }?.codeValue,
+                       .invalidRequest)
+        XCTAssertEqual(try account(f, nl).state, "blocked")
+        XCTAssertTrue(try WalletAccountRepository(database: f.provider.database).storeRecoveryCodeHMAC(
+            provider: f.provider.entityID, id: accountID(f, nl), hmac: f.provider.recoveryCodeHMAC("code-a"), now: f.clock.now()))
         // Signed by anything but the new PIN key it carries: refused, and not a PIN attempt.
         let forged = refusal { _ = try nl.run(f.provider, "start_pin_recovery", recoveryParams(newPIN), signer: wrong) }
         XCTAssertEqual(forged?.codeValue, .invalidRequest)

@@ -150,3 +150,44 @@ def new_nl_wallet(provider: str, pin: str = "123456") -> NLWallet:
     r = wallet.register()
     assert r.status_code == 204, r.text
     return wallet
+
+
+# ---------------------------------------------------------------------------- PIDs and disclosures
+
+PID_SD_JWT = "urn:eudi:pid:1"
+
+
+def pid_for_held_keys(server, wallet: NLWallet, *, persona_index: int = 0, issuer_name: str = "pid-provider",
+                      count: int = 1, extra_params: dict | None = None) -> tuple[str, dict]:
+    """A PID (SD-JWT VC) issued by a PID Provider to keys the Wallet Provider holds: admin offer
+    → pre-authorized token → c_nonce → `create_proofs` → credential request with those proofs.
+    Returns the credential and the `create_proofs` result."""
+    from walletlib import Wallet, admin_offer, persona
+    issuer = server.id(issuer_name)
+    answer = admin_offer(issuer, server.admin_token, persona(server, persona_index)["id"], [PID_SD_JWT])
+    holder = Wallet(issuer)
+    token = holder.pre_authorized_token(holder.fetch_offer(answer))["access_token"]
+    made = wallet.run("create_proofs", {"aud": issuer, "nonce": holder.nonce(), "count": count, **(extra_params or {})})
+    r = holder.credential_request(token, {"credential_configuration_id": PID_SD_JWT, "proofs": {"jwt": made["proofs"]}})
+    assert r.status_code == 200, r.text
+    return r.json()["credentials"][0]["credential"], made
+
+
+def disclosure_name(disclosure: str) -> str | None:
+    decoded = json.loads(base64.urlsafe_b64decode(disclosure + "=" * (-len(disclosure) % 4)))
+    return decoded[1] if len(decoded) == 3 else None
+
+
+def present(credential: str, names: set[str]) -> str:
+    """RFC 9901 §5.2: the issuer JWT and the disclosures of the named top-level claims, no KB-JWT."""
+    parts = credential.split("~")
+    kept = [d for d in parts[1:] if d and disclosure_name(d) in names]
+    return "~".join([parts[0], *kept]) + "~"
+
+
+def with_key_binding(presentation: str, key: ec.EllipticCurvePrivateKey, audience: str, nonce: str) -> str:
+    """Appends a KB-JWT (RFC 9901 §4.3): typ kb+jwt, aud, nonce, iat, sd_hash."""
+    digest = hashes.Hash(hashes.SHA256())
+    digest.update(presentation.encode())
+    claims = {"aud": audience, "nonce": nonce, "iat": int(time.time()), "sd_hash": b64url(digest.finalize())}
+    return presentation + sign_jwt({"alg": "ES256", "typ": "kb+jwt"}, claims, joserfc_key(key))

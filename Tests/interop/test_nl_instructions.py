@@ -158,3 +158,111 @@ def test_cli_register_with_pin_derives_the_documented_key(wp, tmp_path):
     d = int.from_bytes(b64d(hardware["d"]), "big")
     wallet = NLWallet(wp, "246810", tag=doc["hardware_key_tag"], hardware_key=ec.derive_private_key(d, ec.SECP256R1()), salt=salt)
     assert len(wallet.run("generate_keys", {"count": 1})["keys"]) == 1
+
+
+# ---------------------------------------------------------------------------- disclose_recovery_code (item 2)
+
+from nlwallet import pid_for_held_keys, present, with_key_binding  # noqa: E402
+from walletlib import Wallet, admin_credentials, admin_offer, admin_set_status, persona, recovery_code, recovery_secret  # noqa: E402
+
+
+def disclose(wallet: NLWallet, sd_jwt: str, challenge: str | None = None) -> requests.Response:
+    return wallet.send("disclose_recovery_code", wallet.instruction_body(challenge or wallet.challenge(), {"sd_jwt": sd_jwt}))
+
+
+def test_disclosure_stores_then_matches_and_a_mismatch_changes_nothing(server, wp):
+    wallet = new_nl_wallet(wp)
+    pid, _ = pid_for_held_keys(server, wallet)
+    assert wallet.result(disclose(wallet, present(pid, {"recovery_code"})))["recovery_code"] == "stored"
+    assert wallet.result(disclose(wallet, present(pid, {"recovery_code"})))["recovery_code"] == "matched"
+    # Another person's PID, bound to this account's keys: a mismatch, with one security-event line.
+    other_pid, _ = pid_for_held_keys(server, wallet, persona_index=1)
+    other = persona(server, 1)
+    code = recovery_code(recovery_secret(server), other["personal_administrative_number"]) if "personal_administrative_number" in other else None
+    before = server.log_tail(200_000).count("recovery_code_mismatch")
+    challenge = wallet.challenge()
+    error_of(disclose(wallet, present(other_pid, {"recovery_code"}), challenge), 403, "recovery_code_mismatch")
+    log = server.log_tail(200_000)
+    assert log.count("recovery_code_mismatch") == before + 1, log[-2000:]
+    if code:
+        assert code not in log
+    # Nothing changed: the challenge is unspent and the account still takes its own code.
+    assert wallet.result(disclose(wallet, present(pid, {"recovery_code"}), challenge))["recovery_code"] == "matched"
+
+
+def test_refused_disclosures(server, wp):
+    wallet = new_nl_wallet(wp)
+    pid, made = pid_for_held_keys(server, wallet)
+    # More than recovery_code; nothing disclosed; not an SD-JWT.
+    error_of(disclose(wallet, present(pid, {"recovery_code", "given_name"})), 403, "invalid_request")
+    error_of(disclose(wallet, present(pid, set())), 403, "invalid_request")
+    error_of(disclose(wallet, "garbage"), 400, "invalid_instruction")
+    # Another account presenting this account's PID: bound to a key it does not hold, no KB-JWT.
+    thief = new_nl_wallet(wp)
+    body = error_of(disclose(thief, present(pid, {"recovery_code"})), 403, "invalid_request")
+    assert "does not hold" in body["error_description"], body
+    # An untrusted issuer: the same PID re-signed by a key of our own.
+    forged_key = ec.generate_private_key(ec.SECP256R1())
+    header, claims = decode_jwt_unverified(pid.split("~")[0])
+    from walletlib import sign_jwt
+    from nlwallet import joserfc_key
+    forged = sign_jwt({**{k: v for k, v in header.items() if k != "x5c"}, "alg": "ES256"}, claims, joserfc_key(forged_key))
+    body = error_of(disclose(wallet, present(forged + "~" + "~".join(pid.split("~")[1:]), {"recovery_code"})), 403, "invalid_request")
+    assert "does not verify" in body["error_description"], body
+    # A revoked PID.
+    issuer = server.id("pid-provider")
+    revoked_pid, _ = pid_for_held_keys(server, wallet, persona_index=0)
+    status = decode_jwt_unverified(revoked_pid.split("~")[0])[1]["status"]["status_list"]
+    records = admin_credentials(issuer, server.admin_token, persona(server, 0)["id"])
+    [record] = [c for c in records if c["status_list"] == {"uri": status["uri"], "idx": status["idx"]}]
+    assert admin_set_status(issuer, server.admin_token, record["id"], "invalid").status_code in (200, 204)
+    body = error_of(disclose(wallet, present(revoked_pid, {"recovery_code"})), 403, "invalid_request")
+    assert "revoked" in body["error_description"], body
+    # None of the refusals stored a code: the first valid disclosure is "stored".
+    assert wallet.result(disclose(wallet, present(pid, {"recovery_code"})))["recovery_code"] == "stored"
+
+
+def test_a_device_bound_pid_needs_key_binding_to_the_challenge(server, wp):
+    wallet = new_nl_wallet(wp)
+    issuer = server.id("pid-provider")
+    holder = Wallet(issuer)
+    answer = admin_offer(issuer, server.admin_token, persona(server)["id"], ["urn:eudi:pid:1"])
+    token = holder.pre_authorized_token(holder.fetch_offer(answer))["access_token"]
+    out, [key] = holder.credential(token, configuration_id="urn:eudi:pid:1")
+    pid = out["credentials"][0]["credential"]
+    device = ec.derive_private_key(int.from_bytes(b64d(key.as_dict(private=True)["d"]), "big"), ec.SECP256R1())
+    presentation = present(pid, {"recovery_code"})
+    error_of(disclose(wallet, presentation), 403, "invalid_request")
+    challenge = wallet.challenge()
+    error_of(disclose(wallet, with_key_binding(presentation, device, wp, "another-nonce"), challenge), 403, "invalid_request")
+    error_of(disclose(wallet, with_key_binding(presentation, device, "https://elsewhere", challenge), challenge), 403, "invalid_request")
+    result = wallet.result(disclose(wallet, with_key_binding(presentation, device, wp, challenge), challenge))
+    assert result["recovery_code"] == "stored"
+
+
+# ---------------------------------------------------------------------------- admin view (item 8, the account part)
+
+
+def test_admin_account_view_and_instances_page(server, wp):
+    wallet = new_nl_wallet(wp)
+    wallet.run("generate_keys", {"count": 3})
+    admin = {"Authorization": "Bearer " + server.admin_token}
+    [instance] = [i for i in requests.get(wp + "/admin/instances", headers=admin, timeout=10).json()["instances"] if i["id"] == wallet.tag]
+    account = instance["account"]
+    error_of(requests.get(f"{wp}/admin/accounts/{account}", timeout=10), 401, "unauthorized")
+    error_of(requests.get(f"{wp}/admin/accounts/nobody", headers=admin, timeout=10), 404, "not_found")
+    wrong = derive_pin_key("000000", wallet.salt)
+    for _ in range(4):
+        wallet.instruct("generate_keys", signer=wrong)
+    r = requests.get(f"{wp}/admin/accounts/{account}", headers=admin, timeout=10)
+    assert r.status_code == 200 and r.headers.get("Cache-Control") == "no-store", r.text
+    view = r.json()
+    assert view["id"] == account and view["state"] == "blocked" and view["nl_account"] is True, view
+    assert view["pin_failures"] == 4 and view["held_keys"] == 3 and view["recovery_code_stored"] is False, view
+    assert [i["id"] for i in view["instances"]] == [wallet.tag] and view["transfer_sessions"] == [], view
+    assert wallet.pin not in r.text and ec_jwk(wallet.pin_key)["x"] not in r.text
+    page = requests.get(wp + "/instances", timeout=10)
+    assert page.status_code == 200
+    section = page.text[page.text.index(f'id="instance-{wallet.tag}"'):]
+    section = section[:section.index("</section>")]
+    assert '<dd class="account-state">blocked</dd>' in section, section

@@ -46,6 +46,11 @@ public struct WalletAccountRepository: Sendable {
                            [.text(provider), .text(id)]).first.map(Self.record)
     }
 
+    /// The provider's accounts, oldest first.
+    public func list(provider: String) throws(StoreError) -> [WalletAccountRecord] {
+        try database.query("SELECT * FROM wallet_provider_accounts WHERE provider = ? ORDER BY created_at, id", [.text(provider)]).map(Self.record)
+    }
+
     /// Sets the PIN public key of a new account (registration, in its transaction).
     public func setPINPublicKey(provider: String, id: String, jwk: String, now: Int64) throws(StoreError) {
         try database.execute(
@@ -118,6 +123,15 @@ public struct WalletAccountRepository: Sendable {
             SELECT id, state FROM wallet_provider_accounts
             WHERE provider = ? AND recovery_code_hmac = ? AND id <> ? ORDER BY created_at, id
             """, [.text(provider), .text(hmac), .text(account)]).filter { states.contains($0.text("state") ?? "") }.compactMap { $0.text("id") }
+    }
+
+    /// The status (0 valid, 1 invalid, 2 suspended) of the credential at this status list entry,
+    /// from the issued-credential records of the PID Providers in this file; nil when none is.
+    public func credentialStatus(uri: String, index: Int64) throws(StoreError) -> Int64? {
+        // Through the list's id: the (status_list, status_index) index of schema step 4.
+        try database.query(
+            "SELECT c.status AS status FROM status_lists l JOIN issued_credentials c ON c.status_list = l.id AND c.status_index = ? WHERE l.uri = ?",
+            [.integer(index), .text(uri)]).first?.int("status")
     }
 
     static func record(_ row: Row) -> WalletAccountRecord {

@@ -20,7 +20,8 @@ struct WalletProviderFactory: ServiceFactory {
         // so a bad file fails the start naming the field; none named: the shipped defaults.
         var rootFiles: [String: [UInt8]?] = [:]
         var roots: [String: [Certificate]] = [:]
-        for (field, paths) in [("android_roots", config.androidRootFiles), ("apple_roots", config.appleRootFiles)] {
+        for (field, paths) in [("android_roots", config.androidRootFiles), ("apple_roots", config.appleRootFiles),
+                               ("pid_issuer_roots", config.pidIssuerRootFiles)] {
             for path in paths {
                 do {
                     let resolved = try context.resolve(path)
@@ -35,9 +36,16 @@ struct WalletProviderFactory: ServiceFactory {
         }
         let anchors = config.trustAnchors.map { context.entityIDs[$0] ?? $0 }
         var trustChain: (@Sendable () -> [String]?)?
+        // Issue 21: a PID's issuer is trusted through the same Trust Anchors (in process for a
+        // hosted one, kept until the answer expires, as the verifier's issuer check).
+        var pidIssuerMetadata: (@Sendable (String) throws -> [String: JSONValue])?
         if let federation = context.walletProviderTrust as? FederationWalletProviderTrust {
             let entityID = context.entityID
             trustChain = { Self.trustChain(of: entityID, host: federation.host(), anchors: anchors) }
+            pidIssuerMetadata = { issuer in
+                let reachable = anchors.isEmpty ? Self.reachableAnchors(of: entityID, host: federation.host()) : anchors
+                return try federation.resolvedMetadata(entityID: issuer, trustAnchors: reachable).metadata
+            }
         }
         let provider = WalletProvider(
             entityID: context.entityID, entityName: context.entityName, configuration: config, keys: keys,
@@ -45,7 +53,7 @@ struct WalletProviderFactory: ServiceFactory {
             trustAnchors: anchors, adminToken: context.adminToken,
             verifiers: WalletProvider.hardwareVerifiers(androidRoots: roots["android_roots"] ?? [], appleRoots: roots["apple_roots"] ?? [],
                                                         appleAppIDs: config.appleAppIDs),
-            trustChain: trustChain)
+            trustChain: trustChain, pidIssuerMetadata: pidIssuerMetadata, pidIssuerRoots: roots["pid_issuer_roots"] ?? [])
         context.logger.info("Wallet Provider \(context.entityID) started")
         return WalletProviderService(provider: provider, watchedFiles: rootFiles)
     }

@@ -45,6 +45,9 @@ public struct WalletProviderConfiguration: Sendable, Equatable {
     public var transferLifetime: Int64 = 3_600
     /// Seconds an instruction challenge stays good.
     public var challengeLifetime: Int64 = 60
+    /// PEM files (relative to `Entities/`) with roots a PID's `x5c` may chain to for
+    /// `disclose_recovery_code`, beside the PID Providers the `trust_anchors` vouch for.
+    public var pidIssuerRootFiles: [String] = []
 
     public init() {}
 
@@ -52,6 +55,7 @@ public struct WalletProviderConfiguration: Sendable, Equatable {
         "trust_anchors", "attestation_lifetime", "nonce_lifetime", "aal", "client_id", "wallet_name", "wallet_link",
         "android_roots", "apple_roots", "apple_app_ids", "dev_attestations",
         "remote_keys", "pin_attempts", "recovery_code_deny_list", "transfer_lifetime", "challenge_lifetime",
+        "pid_issuer_roots",
     ]
     public static let maxAttestationLifetime: Int64 = 86_400
 
@@ -83,6 +87,7 @@ public struct WalletProviderConfiguration: Sendable, Equatable {
         if let v = try reader.optionalStringArray("recovery_code_deny_list") { c.recoveryCodeDenyList = v }
         c.transferLifetime = try positive(reader, "transfer_lifetime", default: c.transferLifetime, max: 7 * 86_400)
         c.challengeLifetime = try positive(reader, "challenge_lifetime", default: c.challengeLifetime, max: 3_600)
+        if let v = try reader.optionalStringArray("pid_issuer_roots") { c.pidIssuerRootFiles = v }
         return c
     }
 

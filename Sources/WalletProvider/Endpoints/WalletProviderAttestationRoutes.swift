@@ -88,6 +88,11 @@ extension WalletProviderRoutes {
             let record = try provider.changeStatus(instance: parameters.require("id"), change)
             return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json")], body: WalletInstanceJSON.one(record))
         }
+        // Issue 21, item 8: one account's state, instances, held-key count and transfer sessions.
+        router.get("/admin/accounts/{id}", policy: .perClient) { _, request, parameters in
+            try authorize(request)
+            return .json(try provider.accountSummary(parameters.require("id")))
+        }
         router.delete("/admin/accounts/{id}", policy: .perClient) { _, request, parameters in
             try authorize(request)
             try provider.purgeAccount(parameters.require("id"))

@@ -1,6 +1,7 @@
 import JOSE
 import JSON
 import Store
+import Support
 
 /// Who signs an instruction's JWT (`wp-instruction+jwt`). Nearly every instruction is signed
 /// by the account's PIN key, and a wrong signature then counts as a wrong PIN; PIN recovery is
@@ -57,6 +58,25 @@ public struct InstructionContext: Sendable {
     /// The challenge the instruction spends (a key-binding JWT's `nonce`, issue 21 item 2).
     public let challenge: String
     public let now: Int64
+    /// Set by `refuseAfterCommit`: the error answered once the transaction has committed.
+    let deferredRefusal = Locked<WalletProviderError?>(nil)
+
+    init(provider: WalletProvider, database: Database, account: WalletAccountRecord, instance: WalletInstanceRecord, challenge: String,
+         now: Int64) {
+        self.provider = provider
+        self.database = database
+        self.account = account
+        self.instance = instance
+        self.challenge = challenge
+        self.now = now
+    }
+
+    /// Keeps what `perform` wrote (and spends the challenge), then answers `error` instead of a
+    /// result: for a refusal that must still change state (a renewal's mismatch deletes the new
+    /// keys and restores the account). Throwing from `perform` instead rolls everything back.
+    public func refuseAfterCommit(_ error: WalletProviderError) {
+        deferredRefusal.withLock { $0 = error }
+    }
 
     public var accounts: WalletAccountRepository { WalletAccountRepository(database: database) }
     public var heldKeyRecords: HeldKeyRepository { HeldKeyRepository(database: database) }

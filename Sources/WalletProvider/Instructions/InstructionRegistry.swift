@@ -6,6 +6,7 @@ public enum InstructionRegistry {
         SignInstruction.self,
         IssueKeyAttestationInstruction.self,
         CreateProofsInstruction.self,
+        DiscloseRecoveryCodeInstruction.self,
         StartPINRecoveryInstruction.self,
     ]
 

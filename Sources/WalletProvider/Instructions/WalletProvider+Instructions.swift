@@ -71,9 +71,9 @@ extension WalletProvider {
         }
         let prepared = try I.prepare(params, in: InstructionContext(provider: self, database: database, account: account, instance: instance,
                                                                     challenge: request.challenge, now: now))
-        let result: JSONValue
+        let outcome: InstructionOutcome
         do {
-            result = try database.transaction { database throws -> JSONValue in
+            outcome = try database.transaction { database throws -> InstructionOutcome in
                 guard try InstructionChallengeRepository(database: database).consume(
                     provider: entityID, challenge: request.challenge, instance: instance.id, now: now) else {
                     throw WalletProviderError.refused("the challenge was already used")
@@ -89,8 +89,11 @@ extension WalletProvider {
                 }
                 try Self.checkState(current, accepts: I.self)
                 if case .pinKey = signer, current.pinFailures != 0 { try accounts.resetPINFailures(provider: entityID, id: account.id) }
-                return try I.perform(prepared, in: InstructionContext(provider: self, database: database, account: current, instance: instance,
-                                                                      challenge: request.challenge, now: now))
+                let context = InstructionContext(provider: self, database: database, account: current, instance: instance,
+                                                 challenge: request.challenge, now: now)
+                let value = try I.perform(prepared, in: context)
+                if let refusal = context.deferredRefusal.withLock({ $0 }) { return .refused(refusal) }
+                return .result(value)
             }
         } catch let error as WalletProviderError {
             throw error
@@ -98,6 +101,11 @@ extension WalletProvider {
             throw .store(error)
         } catch {
             throw WalletProviderError(.serverError, "the instruction could not be performed", cause: "\(error)")
+        }
+        let result: JSONValue
+        switch outcome {
+        case .result(let value): result = value
+        case .refused(let error): throw error
         }
         let claims: [String: JSONValue] = ["iss": .string(entityID), "aud": .string(instance.id), "iat": .int(now),
                                            "instruction": .string(I.name), "result": result]
@@ -211,4 +219,10 @@ extension WalletProvider {
             throw WalletProviderError(.notFound, "this wallet provider holds no keys for wallets (remote_keys is off)")
         }
     }
+}
+
+/// What an instruction's transaction ended with: a result, or a refusal committed with its writes.
+private enum InstructionOutcome {
+    case result(JSONValue)
+    case refused(WalletProviderError)
 }

@@ -23,13 +23,17 @@ extension WalletProvider {
 
     /// The page itself; `notice` (a revocation just made) and `error` show above the table.
     public func instancesPage(notice: String? = nil, error: String? = nil) throws(WalletProviderError) -> String {
-        let rows: [[String: Any]] = try instances(account: nil).map { instance in
+        let instanceList = try instances(account: nil)
+        let accounts = try accountStates()
+        let rows: [[String: Any]] = instanceList.map { instance in
             var row: [String: Any] = [
                 "id": instance.id, "account": instance.account, "state": instance.state, "format": instance.format,
                 "updated": Self.timestamp(instance.updatedAt),
             ]
             if let reason = instance.reason { row["reason"] = reason }
             if instance.revokedAt != nil { row["keyRevoked"] = true }
+            // Issue 21: an NL account's state (active, blocked, recovering_pin, ...).
+            if let account = accounts[instance.account], account.pinPublicKey != nil { row["accountState"] = account.state }
             // Revocation takes any state but the final `uninstalled`; a revoked key stays revoked.
             if instance.state != "uninstalled" && instance.revokedAt == nil { row["revocable"] = true }
             return row
@@ -67,6 +71,7 @@ extension WalletProvider {
         {{#keyRevoked}}<dt>Hardware key</dt><dd class="key">revoked</dd>{{/keyRevoked}}
         {{#reason}}<dt>Reason</dt><dd class="reason">{{reason}}</dd>{{/reason}}
         <dt>Account</dt><dd><code>{{account}}</code></dd>
+        {{#accountState}}<dt>Account state</dt><dd class="account-state">{{accountState}}</dd>{{/accountState}}
         <dt>Format</dt><dd>{{format}}</dd>
         <dt>Changed</dt><dd>{{updated}}</dd>
         </dl>

@@ -60,6 +60,10 @@ public enum StartPINRecoveryInstruction: Instruction {
     }
 
     public static func perform(_ params: Params, in context: InstructionContext) throws(WalletProviderError) -> JSONValue {
+        // Only a disclosure matching a code stored before can prove the person came back.
+        guard context.account.recoveryCodeHMAC != nil else {
+            throw .refused("the account has no recovery code yet: disclose one (disclose_recovery_code) before a PIN can be recovered")
+        }
         let provider = context.provider.entityID
         let account = context.account.id
         let pinKeyText = params.pinKey.jsonValue.serialized()
