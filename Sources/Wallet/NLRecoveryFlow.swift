@@ -136,7 +136,7 @@ public struct NLRecoveryFlow {
         let http = try WalletHTTP()
         if options.verbose { http.trace = options.log }
         var account = try Account(options, http: http)
-        options.log("account: \(account.lastState) (as last seen)")
+        options.log("account: \(account.lastState) (as last seen in the wallet file)")
         let step = try issuerStep(account, http: http)
         let salt = PINKey.newSalt()
         let newPINKey = try PINKey.derive(pin: newPIN, salt: salt)
@@ -146,7 +146,8 @@ public struct NLRecoveryFlow {
         let started = try account.client.instruction("start_pin_recovery", params: params, tag: account.tag, signer: newPINKey,
                                                      hardwareKey: account.hardwareKey)
         let proofs = started["proofs"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        options.log("start_pin_recovery → account: \(started["state"]?.stringValue ?? "?"), \(proofs.count) recovery key(s), PIN certificate")
+        options.log("start_pin_recovery → account: \(started["previous_state"]?.stringValue ?? "?") → \(started["state"]?.stringValue ?? "?"), "
+                    + "\(proofs.count) recovery key(s), PIN certificate, wallet attestation")
         // The file remembers the pending PIN, so a run cut short here can be finished with it.
         account.file.nl["account_state"] = started["state"] ?? "recovering_pin"
         account.file.nl["pending_pin_salt"] = .string(Base64URL.encode(salt))
@@ -170,7 +171,7 @@ public struct NLRecoveryFlow {
         let http = try WalletHTTP()
         if options.verbose { http.trace = options.log }
         var account = try Account(options, http: http)
-        options.log("account: \(account.lastState) (as last seen)")
+        options.log("account: \(account.lastState) (as last seen in the wallet file)")
         let pinKey = try account.pinKey(pin)
         let step = try issuerStep(account, http: http)
         var params: [String: JSONValue] = ["renewal": true, "aud": .string(step.session.context.issuer.credentialIssuer),

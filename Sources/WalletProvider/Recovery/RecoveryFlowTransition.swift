@@ -35,8 +35,9 @@ public enum RecoveryFlowTransition: RecoveryCodeTransition {
                 guard let key = disclosure.heldKey else {
                     throw .refused("PID renewal needs the new PID, issued to one of the renewal's keys")
                 }
+                // `stored`/`heldByOtherAccount`: the account's first code (renewal then doubles as
+                // the first PID); a device transfer starts from a fresh `active` account, not here.
                 let state = try PIDRenewal.complete(in: context, pidKey: key)
-                if case .heldByOtherAccount = disclosure.outcome { return nil }
                 let code: JSONValue = disclosure.outcome == .matched ? "matched" : "stored"
                 return ["recovery_code": code, "account_state": .string(state.rawValue), "renewal": "completed"]
             }

@@ -15,7 +15,7 @@ import Store
 /// `disclose_recovery_code` refuses `recovering_pin`), remembers the state it came from, sets
 /// `recovering_pin`, and makes `count` recovery keys (purpose `recovery`) with OpenID4VCI proofs
 /// for the PID issuer, as `create_proofs` does. It answers
-/// `{"state": "recovering_pin", "pin_certificate", "wallet_attestation", "wallet_attestation_key_id",
+/// `{"state": "recovering_pin", "previous_state", "pin_certificate", "wallet_attestation", "wallet_attestation_key_id",
 /// "proofs", "keys": [{"key_id", "jwk"}], "key_attestation"}`:
 /// - `pin_certificate`: a `PINCertificate` binding the new PIN key to the account;
 /// - `wallet_attestation`: a fresh one (the wallet attestation code of `<wp>/wallet-attestations`),
@@ -93,6 +93,9 @@ public enum StartPINRecoveryInstruction: Instruction {
             hardwareKeyThumbprint: context.instance.hardwareJWKThumbprint, pinKey: params.pinKey, issuedAt: context.now))
         return [
             "state": .string(WalletAccountState.recoveringPIN.rawValue),
+            // Where it came from (`active` or `blocked`; a retry's is the first call's).
+            "previous_state": .string(context.account.state == WalletAccountState.recoveringPIN.rawValue
+                ? context.account.previousState ?? "active" : context.account.state),
             "pin_certificate": .string(certificate),
             "wallet_attestation": .string(attestation),
             "wallet_attestation_key_id": .string(attestationKey.id),
