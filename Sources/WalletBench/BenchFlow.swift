@@ -17,6 +17,8 @@ public enum BenchFlow: String, CaseIterable, Sendable {
     case presentSDJWT = "present-sdjwt"
     case presentMDoc = "present-mdoc"
     case apple
+    /// A whole PIN recovery (issue 21; `RecoveryFlows.swift`).
+    case pinRecovery = "pin-recovery"
 
     public struct UnknownFlow: Error, CustomStringConvertible {
         public let value: String
@@ -40,6 +42,7 @@ public enum BenchFlow: String, CaseIterable, Sendable {
         case .pid: return [.offer, .token, .nonce, .keyAttestation, .credential]
         case .presentSDJWT, .presentMDoc: return [.presentationRequest, .requestObject, .answer, .response]
         case .apple: return [.envelope, .identity]
+        case .pinRecovery: return [.offer, .token, .nonce, .startPINRecovery, .credential, .disclosure]
         }
     }
 
@@ -47,7 +50,7 @@ public enum BenchFlow: String, CaseIterable, Sendable {
     public var needsVerifier: Bool { self == .presentSDJWT || self == .presentMDoc || self == .apple }
 
     /// Whether the flow needs `--issuer` (and an admin token for its offers).
-    public var needsIssuer: Bool { self == .plain || self == .pid }
+    public var needsIssuer: Bool { self == .plain || self == .pid || self == .pinRecovery }
     /// Whether the flow needs `--provider`, the Wallet Provider's entity ID.
     public var needsProvider: Bool { self != .plain && !needsVerifier }
     /// Whether an iteration ends with credentials (the rest end with a 2xx of the provider).
@@ -79,6 +82,10 @@ extension BenchRun {
         case envelope
         /// `POST <rp>/apple/identity`: opened and verified by the verifier.
         case identity
+        /// Challenge + `POST <wp>/instructions/start_pin_recovery` (issue 21).
+        case startPINRecovery = "start_pin_recovery"
+        /// Challenge + `POST <wp>/instructions/disclose_recovery_code`.
+        case disclosure = "disclose_recovery_code"
 
         /// The step's place in `Totals.latencies` (an array, not a dictionary hashed per sample).
         var index: Int {
@@ -97,6 +104,8 @@ extension BenchRun {
             case .response: return 11
             case .envelope: return 12
             case .identity: return 13
+            case .startPINRecovery: return 14
+            case .disclosure: return 15
             }
         }
     }

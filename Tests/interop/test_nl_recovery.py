@@ -276,3 +276,30 @@ def test_cli_renew_lockout_pin_recovery_and_renew_after_revocation(server, wp, t
     assert r.returncode == 0, r.stderr
     assert account_view(server, wp, account)["state"] == "active"
     assert len(json.loads(path.read_text())["credentials"]) == 2
+
+
+# ---------------------------------------------------------------------------- the load client
+
+
+def test_bench_pin_recovery_flow(server, wp):
+    """`trustbed wallet bench --flow pin-recovery`: whole PIN recoveries, every step timed, no
+    errors, and each thread's account `active` again at the end with its recovery keys gone."""
+    before = {i["id"] for i in requests.get(wp + "/admin/instances", headers={"Authorization": "Bearer " + server.admin_token},
+                                            timeout=10).json()["instances"]}
+    p = run_cli("wallet", "bench", "--flow", "pin-recovery", "--issuer", server.id("pid-provider"), "--provider", wp,
+                "--admin-token", server.admin_token, "--persona", persona(server)["id"], "--configuration", PID,
+                "--concurrency", "2", "--duration", "1", "--json", timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    report = json.loads(p.stdout)
+    assert report["errors"] == {} and report["flows"] > 0 and report["flow"] == "pin-recovery", report
+    steps = ["offer", "token", "nonce", "start_pin_recovery", "credential", "disclose_recovery_code"]
+    assert sorted(report["steps"]) == sorted(steps), report["steps"]
+    for step in steps:
+        assert report["steps"][step]["count"] == report["flows"], (step, report["steps"][step])
+    assert report["credentials"] == report["flows"]
+    admin = {"Authorization": "Bearer " + server.admin_token}
+    new = [i for i in requests.get(wp + "/admin/instances", headers=admin, timeout=10).json()["instances"] if i["id"] not in before]
+    assert len(new) == 2, new
+    for instance in new:
+        view = account_view(server, wp, instance["account"])
+        assert view["state"] == "active", view
