@@ -17,6 +17,9 @@ public enum BenchFlow: String, CaseIterable, Sendable {
     case presentSDJWT = "present-sdjwt"
     case presentMDoc = "present-mdoc"
     case apple
+    /// Issue 21: an NL account's `sign` instruction with a key the provider holds (challenge →
+    /// instruction), for instances registered with a PIN key before the clock starts.
+    case sign
     /// A whole PIN recovery (issue 21; `RecoveryFlows.swift`).
     case pinRecovery = "pin-recovery"
 
@@ -42,6 +45,7 @@ public enum BenchFlow: String, CaseIterable, Sendable {
         case .pid: return [.offer, .token, .nonce, .keyAttestation, .credential]
         case .presentSDJWT, .presentMDoc: return [.presentationRequest, .requestObject, .answer, .response]
         case .apple: return [.envelope, .identity]
+        case .sign: return [.challenge, .instruction]
         case .pinRecovery: return [.offer, .token, .nonce, .startPINRecovery, .credential, .disclosure]
         }
     }
@@ -82,6 +86,8 @@ extension BenchRun {
         case envelope
         /// `POST <rp>/apple/identity`: opened and verified by the verifier.
         case identity
+        /// `POST <wp>/instructions/challenge`, and `POST <wp>/instructions/<name>` (issue 21).
+        case challenge, instruction
         /// Challenge + `POST <wp>/instructions/start_pin_recovery` (issue 21).
         case startPINRecovery = "start_pin_recovery"
         /// Challenge + `POST <wp>/instructions/disclose_recovery_code`.
@@ -104,8 +110,10 @@ extension BenchRun {
             case .response: return 11
             case .envelope: return 12
             case .identity: return 13
-            case .startPINRecovery: return 14
-            case .disclosure: return 15
+            case .challenge: return 14
+            case .instruction: return 15
+            case .startPINRecovery: return 16
+            case .disclosure: return 17
             }
         }
     }

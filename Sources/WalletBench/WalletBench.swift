@@ -131,10 +131,12 @@ public struct LoadTest {
             let instances = options.instances
             title = "provider: \(provider)" + (flow == .register ? "" : ", instances per thread: \(instances)")
             walletLog("running \(flow.rawValue) against \(provider) on \(concurrency) threads...")
-            makeWorker = { index in
-                try ProviderWorker(flow: flow, client: WalletProviderClient(provider: provider, http: try newHTTP()), keys: pool,
-                                   tags: tags, thread: index, instances: instances, acknowledged: acknowledged)
-            }
+            makeWorker = flow == .sign
+                ? { index in try SignWorker(client: WalletProviderClient(provider: provider, http: try newHTTP()), tag: tags.warmUp(thread: index, index: 0)) }
+                : { index in
+                    try ProviderWorker(flow: flow, client: WalletProviderClient(provider: provider, http: try newHTTP()), keys: pool,
+                                       tags: tags, thread: index, instances: instances, acknowledged: acknowledged)
+                }
         }
         title = "flow: \(flow.rawValue), " + title + ", concurrency: \(concurrency), scheduling: \(scheduling.rawValue)"
 

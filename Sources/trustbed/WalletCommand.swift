@@ -11,7 +11,7 @@ struct WalletCommand: ParsableCommand {
         abstract: "A test wallet: receive credentials from any OpenID4VCI 1.0 issuer, or load-test one.",
         subcommands: [WalletReceiveCommand.self, WalletRegisterCommand.self, WalletAttestCommand.self, WalletTestRootsCommand.self,
                       WalletPresentCommand.self, WalletBenchCommand.self, WalletAppleEnvelopeCommand.self, WalletQRCommand.self,
-                      WalletPINRecoveryCommand.self, WalletRenewCommand.self])
+                      WalletInstructCommand.self, WalletPINRecoveryCommand.self, WalletRenewCommand.self])
 }
 
 /// Prints to stderr (progress and prompts; stdout carries only the result).
@@ -114,7 +114,7 @@ struct WalletBenchCommand: ParsableCommand {
         the wallet's mdoc PID posted to <verifier>/apple/identity. They count verified answers.
         """)
 
-    @Option(help: "What each iteration does: plain, register, attest, attest-legacy, pid, present-sdjwt, present-mdoc or apple.") var flow = BenchFlow.plain
+    @Option(help: "What each iteration does: plain, register, attest, attest-legacy, pid, present-sdjwt, present-mdoc, apple or sign (an NL account's sign instruction: challenge + instruction).") var flow = BenchFlow.plain
     @Option(help: "The credential issuer URL (e.g. http://127.0.0.1:8080/pid-provider); the plain and pid flows.") var issuer: String?
     @Option(help: "The Wallet Provider's entity ID (e.g. http://127.0.0.1:8080/wallet-provider); every flow but plain.")
     var provider: String?

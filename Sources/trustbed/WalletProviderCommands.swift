@@ -102,6 +102,43 @@ struct WalletRegisterCommand: ParsableCommand {
     }
 }
 
+/// `trustbed wallet instruct <name>` (issue 21): one instruction of an NL account, for trying the
+/// provider's instructions by hand and in teaching scripts.
+struct WalletInstructCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "instruct",
+        abstract: "Send one instruction of an NL account (challenge, then the instruction signed by the PIN key and the hardware key).",
+        discussion: """
+        POST <provider>/instructions/challenge → POST <provider>/instructions/<name> with a wp-instruction+jwt signed by \
+        the PIN key (derived from --pin and the wallet file's salt) and the hardware key's signature over it. Prints the \
+        result JSON (the result JWT's `result` claim); an error prints the provider's JSON error and exits 1.
+        """)
+
+    @Argument(help: "The instruction: generate_keys, sign, issue_key_attestation, create_proofs, disclose_recovery_code, ...") var name: String
+    @Option(help: "The instruction's params as a JSON object.") var params = "{}"
+    @Option(help: "The PIN (a wrong one counts as a wrong PIN at the provider).") var pin: String
+    @Option(help: "The test wallet file (default: $XDG_DATA_HOME/trustbed/wallet.json).") var wallet: String?
+    @Flag(help: "Log every request and response (method, URL, headers, body) to stderr.") var verbose = false
+
+    func run() throws {
+        do {
+            let file = try TestWalletFile.load(wallet ?? TestWalletFile.defaultPath())
+            let (provider, tag, hardwareKey) = try file.nlInstance()
+            guard let object = (try? JSONValue.parse(Array(params.utf8)))?.objectValue else {
+                throw WalletError.usage("--params must be a JSON object")
+            }
+            let http = try WalletHTTP()
+            if verbose { http.trace = walletLog }
+            let result = try WalletProviderClient(provider: provider, http: http)
+                .instruction(name, params: object, tag: tag, signer: try file.pinKey(pin: pin), hardwareKey: hardwareKey)
+            print(result.serialized(pretty: true))
+        } catch {
+            walletLog("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
 struct WalletAttestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attest",

@@ -110,6 +110,11 @@ final class RecoveryCodeTests: XCTestCase {
         // Deny list; unreadable.
         XCTAssertEqual(refused(try pid(s, holder: key, code: "denied")), .invalidRequest)
         XCTAssertEqual(refused("not-an-sd-jwt"), .invalidInstruction)
+        // Expired.
+        let expired = try pid(s, holder: key)
+        s.f.clock.advance(86_400 + 120)
+        let challenge = try nl.challenge(s.provider)
+        XCTAssertEqual(refusal { _ = try self.disclose(s, nl, expired, challenge: challenge) }?.description.contains("expired"), true)
         // Status: unknown here, revoked; then valid.
         let uri = "https://pid.example.org/status/1"
         XCTAssertEqual(refused(try pid(s, holder: key, status: (uri, 7))), .invalidRequest)

@@ -8,6 +8,7 @@
 #   plain          the plain SD-JWT flow of issuance.sh at pid-provider (offer → token → nonce → credential)
 #   pid            the attested HAIP flow at pid-provider-haip: wallet attestation + PoP at the token
 #                  endpoint, DPoP, a key attestation from the provider on the proof
+#   sign           an NL account's sign instruction with a held key (issue 21): challenge → instruction
 #   pin-recovery   a whole NL PIN recovery (issue 21): offer → token → nonce → start_pin_recovery →
 #                  credential on the provider's proofs → disclose_recovery_code; floor ≤ 3× plain's CPU
 # plain and pid run twice each, in the order plain pid pid plain, so the machine's drift touches
@@ -50,7 +51,7 @@ fresh_state
 # The client's arguments for each flow.
 flow_args() {
     case $1 in
-        register|attest|attest-legacy) echo "--flow $1 --provider $provider" ;;
+        register|attest|attest-legacy|sign) echo "--flow $1 --provider $provider" ;;
         plain) echo "--flow plain --issuer $base/pid-provider --admin-token $token --configuration $sd" ;;
         pid) echo "--flow pid --issuer $base/pid-provider-haip --provider $provider --admin-token $token --configuration $sd" ;;
         pin-recovery) echo "--flow pin-recovery --issuer $base/pid-provider --provider $provider --admin-token $token --configuration $sd" ;;
@@ -93,7 +94,7 @@ profile() {
 
 start_issuer "$out/trustbed.log"
 # Warm-up: first signatures, caches, page faults, the provider's trust chain.
-for flow in register attest-legacy plain pid; do
+for flow in register attest-legacy plain pid pin-recovery; do
     # shellcheck disable=SC2046
     "$bin" wallet bench $(flow_args "$flow") --concurrency 2 --count 50 >/dev/null 2>&1 || true
 done
@@ -105,6 +106,7 @@ scenario plain-1 plain
 scenario pid-1 pid
 scenario pid-2 pid
 scenario plain-2 plain
+scenario sign sign
 scenario pin-recovery pin-recovery  # issue 21: whole PIN recoveries, PID Provider in the same process
 if [ "${WALLET_PROFILE:-1}" != 0 ] && command -v perf >/dev/null && perf record -o "$tmp/probe.data" -F 99 -- true >/dev/null 2>&1; then
     profile register register
@@ -127,6 +129,7 @@ echo "== floors (issue 20)"
     floor register "$(rate register)" 1000 "registrations/s"
     floor attest-legacy "$(rate attest-legacy)" 2000 "wallet attestations/s"
     floor "pid / plain" "$share" 50 "% (attested HAIP $pid vs plain SD-JWT $plain flows/s, two runs each)"
+    floor sign "$(rate sign)" 1500 "sign instructions/s (issue 21)"
     echo "(for comparison, the new wire format: $(rate attest) wallet attestations/s)"
     # The same comparison by CPU, which the machine's other load moves less than the rates.
     awk -v p1="$(cost pid-1)" -v p2="$(cost pid-2)" -v q1="$(cost plain-1)" -v q2="$(cost plain-2)" 'BEGIN {
@@ -137,7 +140,7 @@ echo "== floors (issue 20)"
         printf "%s pin-recovery / plain: %.2f x (%.3f ms vs %.3f ms CPU per flow; floor <= 3 x)\n",
             (q > 0 && r <= 3 * q ? "PASS" : "MISS"), (q > 0 ? r / q : 0), r, q }'
     echo "(pin-recovery: $(rate pin-recovery) PIN recoveries/s)"
-    for f in register attest-legacy; do
+    for f in register attest-legacy sign; do
         echo "($f: server + client CPU $(cost "$f") ms per flow)"
     done
 } | tee "$out/floors.txt"

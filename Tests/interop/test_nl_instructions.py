@@ -266,3 +266,29 @@ def test_admin_account_view_and_instances_page(server, wp):
     section = page.text[page.text.index(f'id="instance-{wallet.tag}"'):]
     section = section[:section.index("</section>")]
     assert '<dd class="account-state">blocked</dd>' in section, section
+
+
+def test_bench_sign_flow_runs(wp):
+    """`trustbed wallet bench --flow sign` (Tests/bench/wallet-provider.sh): every iteration a
+    challenge and a sign instruction answered with a signature."""
+    p = run_cli("wallet", "bench", "--flow", "sign", "--provider", wp, "--concurrency", "2", "--count", "20", timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "flows: 20 " in p.stdout and "errors: none" in p.stdout, p.stdout
+    assert "challenge" in p.stdout and "instruction" in p.stdout
+
+
+def test_cli_instruct(wp, tmp_path):
+    path = str(tmp_path / "nl.json")
+    assert run_cli("wallet", "register", "--provider", wp, "--wallet", path, "--pin", "1357", timeout=120).returncode == 0
+    p = run_cli("wallet", "instruct", "generate_keys", "--params", '{"count": 2}', "--pin", "1357", "--wallet", path, timeout=120)
+    assert p.returncode == 0, p.stderr
+    keys = json.loads(p.stdout)["keys"]
+    assert len(keys) == 2
+    p = run_cli("wallet", "instruct", "sign", "--params", json.dumps({"key_id": keys[0]["key_id"], "payload": b64url(b"x")}),
+                "--pin", "1357", "--wallet", path, "--verbose", timeout=120)
+    assert p.returncode == 0 and len(b64d(json.loads(p.stdout)["signature"])) == 64, p.stderr
+    assert "> POST " + wp + "/instructions/sign" in p.stderr and "1357" not in p.stderr
+    p = run_cli("wallet", "instruct", "generate_keys", "--pin", "0000", "--wallet", path, timeout=120)
+    assert p.returncode == 1 and "invalid_pin" in p.stderr and "attempts_left" in p.stderr, p.stderr
+    p = run_cli("wallet", "instruct", "generate_keys", "--params", "[1]", "--pin", "1357", "--wallet", path, timeout=120)
+    assert p.returncode == 1 and "--params" in p.stderr

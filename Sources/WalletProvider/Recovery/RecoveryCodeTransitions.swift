@@ -6,7 +6,7 @@ import JSON
 /// code was stored or compared; the first non-nil answer is the instruction's `result`. A
 /// transition that must keep its writes and still refuse calls `context.refuseAfterCommit`;
 /// throwing rolls everything back (the account stays as it was, the challenge unspent).
-public protocol RecoveryCodeTransition {
+public protocol RecoveryCodeTransition: Sendable {
     static func afterDisclosure(_ disclosure: RecoveryCodeDisclosure, in context: InstructionContext) throws(WalletProviderError) -> JSONValue?
 }
 
