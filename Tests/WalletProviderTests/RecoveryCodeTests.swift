@@ -164,4 +164,30 @@ final class RecoveryCodeTests: XCTestCase {
         XCTAssertEqual(try disclose(s, third, pid(s, holder: heldKey(s, third)))["recovery_code"], "stored")
         XCTAssertEqual(try account(s, third).recoveryCodeHMAC, try account(s, old).recoveryCodeHMAC)
     }
+
+    /// While a PIN recovery is pending, the pending PIN key signs the disclosure (the framework's
+    /// `.key` signer): the old PIN is refused without counting as a wrong PIN.
+    func testThePendingPINKeySignsWhileRecoveringPIN() throws {
+        let s = try setup()
+        let nl = try NLDevice.register(s.provider)
+        let key = try heldKey(s, nl)
+        _ = try disclose(s, nl, pid(s, holder: key))
+        let newPIN = try PrivateKey(generatingFor: .ES256)
+        let accounts = WalletAccountRepository(database: s.provider.database)
+        let id = try account(s, nl).id
+        try accounts.setPendingPINPublicKey(provider: s.provider.entityID, id: id,
+                                            jwk: JWK(publicKey: newPIN.publicKey).keyMembersOnly.jsonValue.serialized(), now: s.f.clock.now())
+        XCTAssertTrue(try accounts.transition(provider: s.provider.entityID, id: id, from: ["active"], to: "recovering_pin",
+                                              rememberPrevious: true, now: s.f.clock.now()))
+        let params: [String: JSONValue] = ["sd_jwt": .string(try pid(s, holder: key))]
+        let old = refusal { _ = try s.provider.performInstruction(named: "disclose_recovery_code", InstructionRequest.parse(
+            nl.body(s.provider, challenge: nl.challenge(s.provider), params: params))) }
+        XCTAssertEqual(old?.codeValue, .invalidRequest)
+        XCTAssertEqual(try account(s, nl).pinFailures, 0)
+        XCTAssertEqual(refusal { _ = try nl.run(s.provider, "generate_keys") }?.codeValue, .invalidAccountState)
+        let jwt = try s.provider.performInstruction(named: "disclose_recovery_code", InstructionRequest.parse(
+            nl.body(s.provider, challenge: nl.challenge(s.provider), params: params, signer: newPIN)))
+        XCTAssertEqual(try JWS.parseClaims(jwt).claims["result"]?["recovery_code"], "matched")
+        XCTAssertEqual(try account(s, nl).previousState, "active")
+    }
 }
