@@ -139,7 +139,7 @@ echo "== floors (issue 20)"
     awk -v r="$(cost pin-recovery)" -v q1="$(cost plain-1)" -v q2="$(cost plain-2)" 'BEGIN { q = (q1 + q2) / 2
         printf "%s pin-recovery / plain: %.2f x (%.3f ms vs %.3f ms CPU per flow; floor <= 3 x)\n",
             (q > 0 && r <= 3 * q ? "PASS" : "MISS"), (q > 0 ? r / q : 0), r, q }'
-    echo "(pin-recovery: $(rate pin-recovery) PIN recoveries/s)"
+    echo "(pin-recovery: $(rate pin-recovery) PIN recoveries/s; server CPU per flow: $(awk '/^server CPU/ { print $(NF - 3), "ms" }' "$out/pin-recovery.txt") vs plain $(awk '/^server CPU/ { print $(NF - 3), "ms" }' "$out/plain-1.txt"))"
     for f in register attest-legacy sign; do
         echo "($f: server + client CPU $(cost "$f") ms per flow)"
     done
