@@ -148,15 +148,14 @@ public struct NLRecoveryFlow {
         let proofs = started["proofs"]?.arrayValue?.compactMap(\.stringValue) ?? []
         options.log("start_pin_recovery → account: \(started["previous_state"]?.stringValue ?? "?") → \(started["state"]?.stringValue ?? "?"), "
                     + "\(proofs.count) recovery key(s), PIN certificate, wallet attestation")
-        // The file remembers the pending PIN, so a run cut short here can be finished with it.
+        // A run cut short after this point is simply run again: start_pin_recovery is accepted
+        // in recovering_pin and replaces the pending PIN key and the unused recovery keys.
         account.file.nl["account_state"] = started["state"] ?? "recovering_pin"
-        account.file.nl["pending_pin_salt"] = .string(Base64URL.encode(salt))
         try account.file.save()
         let (_, pid) = try credential(step, proofs: proofs)
         let state = try disclose(account, pid: pid, signer: newPINKey)
         account.file.nl["pin_salt"] = .string(Base64URL.encode(salt))
         account.file.nl["pin_public_key"] = .object(newPINKey.jwk)
-        account.file.nl["pending_pin_salt"] = nil
         account.file.nl["account_state"] = .string(state)
         for (name, member) in [("pin_certificate", "pin_certificate"), ("wallet_attestation", "wallet_attestation"),
                                ("wallet_attestation_key_id", "wallet_attestation_key_id")] {
