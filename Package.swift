@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "WalletTests", dependencies: [
             "Wallet", "HTTPClient", "JSON", "Support", "Cryptography", "JOSE", "SDJWT", "MDoc", "CBOR", "COSE", "StatusList",
         ]),
-        .testTarget(name: "WalletBenchTests", dependencies: ["WalletBench", "Wallet", "HTTPClient", "JOSE", "JSON", "Support"]),
+        .testTarget(name: "WalletBenchTests", dependencies: ["WalletBench", "Wallet", "HTTPClient", "JOSE", "JSON", "SDJWT", "Support"]),
         .target(name: "Federation", dependencies: [
             "HTTPClient", "JSON", "HTTP", "Cryptography", "JOSE", "Store", "Support", .product(name: "Logging", package: "swift-log"),
         ]),

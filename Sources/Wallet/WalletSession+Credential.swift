@@ -47,6 +47,14 @@ extension WalletSession {
                 try WalletProofs.keyProof(key: $0, audience: context.issuer.credentialIssuer, nonce: nonce, clientID: clientID)
             }
         }
+        return try credential(accessToken: accessToken, configurationID: configurationID, identifier: identifier, proofs: proofs,
+                              maximumWait: maximumWait)
+    }
+
+    /// The credential request with proofs made elsewhere: by keys a Wallet Provider holds for
+    /// the wallet (issue 21's `create_proofs`, `start_pin_recovery`), one credential per proof.
+    public func credential(accessToken: String, configurationID: String, identifier: String?, proofs: [String],
+                           maximumWait: Double = 120) throws -> CredentialDelivery {
         let encryption = try responseEncryptionKey()
         var request = JSONWriter(capacity: proofs.reduce(160 + configurationID.utf8.count) { $0 + $1.utf8.count + 3 })
         request.openObject()

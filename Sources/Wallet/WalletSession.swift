@@ -41,6 +41,8 @@ public struct TokenResponse {
     public let json: [String: JSONValue]
 
     public static let members = ResponseJSON("access_token", "token_type", "authorization_details")
+    /// `members` and `credential_previews`, for a session that compares recovery codes (`readsPreviews`).
+    public static let membersWithPreviews = ResponseJSON("access_token", "token_type", "authorization_details", "credential_previews")
 }
 
 /// What the credential (or deferred) endpoint finally delivered.
@@ -74,6 +76,9 @@ public final class WalletSession {
     /// OpenID4VCI 1.0 Appendix D: a key attestation of the proof keys carrying the issuer's
     /// c_nonce; when set, `jwt` proofs carry it in their `key_attestation` header.
     public var keyAttester: (([HolderKey], String?) throws -> String)?
+    /// Keep the token response's `credential_previews` in `TokenResponse.json` (the recovery
+    /// flows compare the previewed recovery code); other flows skip building them.
+    public var readsPreviews = false
     /// Whether the current access token is DPoP-bound. An AS may answer a DPoP-proofed token
     /// request with a Bearer token (RFC 9449 §5), and the client must then use the token as the
     /// type it got: the resource server is sent `Authorization: Bearer` and no DPoP proof.
@@ -164,7 +169,7 @@ public final class WalletSession {
             dpopKey = try HolderKey()
             reply = try form(endpoint, pairs, server: .authorization)
         }
-        guard reply.status == 200, let json = reply.json(TokenResponse.members) else {
+        guard reply.status == 200, let json = reply.json(readsPreviews ? TokenResponse.membersWithPreviews : TokenResponse.members) else {
             throw WalletError.server(step: "token endpoint", status: reply.status, body: reply.text)
         }
         let (accessToken, tokenType, identifiers, typeless) = try reading("token response") { () throws(JSONReadError) in

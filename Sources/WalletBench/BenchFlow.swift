@@ -20,6 +20,8 @@ public enum BenchFlow: String, CaseIterable, Sendable {
     /// Issue 21: an NL account's `sign` instruction with a key the provider holds (challenge →
     /// instruction), for instances registered with a PIN key before the clock starts.
     case sign
+    /// A whole PIN recovery (issue 21; `RecoveryFlows.swift`).
+    case pinRecovery = "pin-recovery"
 
     public struct UnknownFlow: Error, CustomStringConvertible {
         public let value: String
@@ -44,6 +46,7 @@ public enum BenchFlow: String, CaseIterable, Sendable {
         case .presentSDJWT, .presentMDoc: return [.presentationRequest, .requestObject, .answer, .response]
         case .apple: return [.envelope, .identity]
         case .sign: return [.challenge, .instruction]
+        case .pinRecovery: return [.offer, .token, .nonce, .startPINRecovery, .credential, .disclosure]
         }
     }
 
@@ -51,7 +54,7 @@ public enum BenchFlow: String, CaseIterable, Sendable {
     public var needsVerifier: Bool { self == .presentSDJWT || self == .presentMDoc || self == .apple }
 
     /// Whether the flow needs `--issuer` (and an admin token for its offers).
-    public var needsIssuer: Bool { self == .plain || self == .pid }
+    public var needsIssuer: Bool { self == .plain || self == .pid || self == .pinRecovery }
     /// Whether the flow needs `--provider`, the Wallet Provider's entity ID.
     public var needsProvider: Bool { self != .plain && !needsVerifier }
     /// Whether an iteration ends with credentials (the rest end with a 2xx of the provider).
@@ -85,6 +88,10 @@ extension BenchRun {
         case identity
         /// `POST <wp>/instructions/challenge`, and `POST <wp>/instructions/<name>` (issue 21).
         case challenge, instruction
+        /// Challenge + `POST <wp>/instructions/start_pin_recovery` (issue 21).
+        case startPINRecovery = "start_pin_recovery"
+        /// Challenge + `POST <wp>/instructions/disclose_recovery_code`.
+        case disclosure = "disclose_recovery_code"
 
         /// The step's place in `Totals.latencies` (an array, not a dictionary hashed per sample).
         var index: Int {
@@ -105,6 +112,8 @@ extension BenchRun {
             case .identity: return 13
             case .challenge: return 14
             case .instruction: return 15
+            case .startPINRecovery: return 16
+            case .disclosure: return 17
             }
         }
     }

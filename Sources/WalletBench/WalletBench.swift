@@ -128,7 +128,13 @@ public struct LoadTest {
             title = "configuration: \(chosen.id) (\(chosen.format)), dpop: \(flow == .pid || options.dpop), batch: \(batch)"
             walletLog("running \(flow.rawValue): \(chosen.id) (\(chosen.format)) on \(concurrency) threads"
                       + (flow == .pid || options.dpop ? " with DPoP" : "") + (batch > 1 ? ", batch \(batch)" : "") + "...")
-            makeWorker = flow == .pid
+            makeWorker = flow == .pinRecovery
+                ? { index in
+                    let http = try newHTTP()
+                    return try PINRecoveryWorker(setup: setup, http: http, provider: WalletProviderClient(provider: provider, http: http),
+                                                 tag: tags.warmUp(thread: index, index: 0))
+                }
+                : flow == .pid
                 ? { index in
                     let http = try newHTTP()
                     return try AttestedIssuanceWorker(setup: setup, http: http, provider: WalletProviderClient(provider: provider, http: http),

@@ -11,7 +11,7 @@ struct WalletCommand: ParsableCommand {
         abstract: "A test wallet: receive credentials from any OpenID4VCI 1.0 issuer, or load-test one.",
         subcommands: [WalletReceiveCommand.self, WalletRegisterCommand.self, WalletAttestCommand.self, WalletTestRootsCommand.self,
                       WalletPresentCommand.self, WalletBenchCommand.self, WalletAppleEnvelopeCommand.self, WalletQRCommand.self,
-                      WalletInstructCommand.self, WalletTransferCommand.self])
+                      WalletInstructCommand.self, WalletPINRecoveryCommand.self, WalletRenewCommand.self, WalletTransferCommand.self])
 }
 
 /// Prints to stderr (progress and prompts; stdout carries only the result).

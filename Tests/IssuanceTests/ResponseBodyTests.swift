@@ -15,7 +15,7 @@ final class ResponseBodyTests: XCTestCase {
                                        TokenResponseBody.Preview(configurationID: "m", format: "mso_mdoc", claims: claims)]] {
                 var body = TokenResponseBody(accessToken: "tok\\en", tokenType: "DPoP", expiresIn: 600,
                                              authorizationDetails: withDetails ? details : nil)
-                body.previews = previews
+                body.previews = previews.map(TokenResponseBody.Previews.claims)
                 var expected: [String: JSONValue] = ["access_token": "tok\\en", "token_type": "DPoP", "expires_in": 600]
                 if withDetails { expected["authorization_details"] = .array(details) }
                 if let previews {

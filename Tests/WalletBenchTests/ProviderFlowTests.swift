@@ -23,8 +23,9 @@ final class ProviderFlowTests: XCTestCase {
         XCTAssertEqual(BenchFlow.attestLegacy.steps, [.nonce, .deviceAttestation, .walletAttestation])
         XCTAssertEqual(BenchFlow.pid.steps, [.offer, .token, .nonce, .keyAttestation, .credential])
         XCTAssertEqual(BenchFlow.sign.steps, [.challenge, .instruction])
-        XCTAssertEqual(BenchFlow.allCases.filter(\.needsIssuer), [.plain, .pid])
-        XCTAssertEqual(BenchFlow.allCases.filter(\.needsProvider), [.register, .attest, .attestLegacy, .pid, .sign])
+        XCTAssertEqual(BenchFlow.pinRecovery.steps, [.offer, .token, .nonce, .startPINRecovery, .credential, .disclosure])
+        XCTAssertEqual(BenchFlow.allCases.filter(\.needsIssuer), [.plain, .pid, .pinRecovery])
+        XCTAssertEqual(BenchFlow.allCases.filter(\.needsProvider), [.register, .attest, .attestLegacy, .pid, .sign, .pinRecovery])
         // Each step has its own slot in the latency table.
         XCTAssertEqual(Set(BenchRun.Step.allCases.map(\.index)), Set(0..<BenchRun.Step.allCases.count))
     }

@@ -205,7 +205,7 @@ final class InstructionTests: XCTestCase {
         XCTAssertEqual(claims["attested_keys"]?.arrayValue?.first, keys[0].objectValue?["jwk"])
 
         let made = try nl.run(f.provider, "create_proofs", ["aud": "https://issuer.example", "nonce": "c-nonce-2", "count": 2,
-                                                             "renewal": true])
+                                                             "unknown_param": true])
         let proofs = try XCTUnwrap(made.objectValue?["proofs"]?.arrayValue?.compactMap(\.stringValue))
         let newKeys = try XCTUnwrap(made.objectValue?["keys"]?.arrayValue)
         XCTAssertEqual(proofs.count, 2)

@@ -179,6 +179,9 @@ final class RecoveryCodeTests: XCTestCase {
                                             jwk: JWK(publicKey: newPIN.publicKey).keyMembersOnly.jsonValue.serialized(), now: s.f.clock.now())
         XCTAssertTrue(try accounts.transition(provider: s.provider.entityID, id: id, from: ["active"], to: "recovering_pin",
                                               rememberPrevious: true, now: s.f.clock.now()))
+        // The PID must be on one of the recovery's keys for the recovery to finish (PINRecovery, i-nlrec).
+        try HeldKeyRepository(database: s.provider.database).setPurpose(PINRecovery.keyPurpose, provider: s.provider.entityID,
+                                                                        account: id, from: HeldKeyRecord.walletPurpose)
         let params: [String: JSONValue] = ["sd_jwt": .string(try pid(s, holder: key))]
         let old = refusal { _ = try s.provider.performInstruction(named: "disclose_recovery_code", InstructionRequest.parse(
             nl.body(s.provider, challenge: nl.challenge(s.provider), params: params))) }
@@ -188,6 +191,8 @@ final class RecoveryCodeTests: XCTestCase {
         let jwt = try s.provider.performInstruction(named: "disclose_recovery_code", InstructionRequest.parse(
             nl.body(s.provider, challenge: nl.challenge(s.provider), params: params, signer: newPIN)))
         XCTAssertEqual(try JWS.parseClaims(jwt).claims["result"]?["recovery_code"], "matched")
-        XCTAssertEqual(try account(s, nl).previousState, "active")
+        // The matching disclosure finished the recovery: the pending key is the PIN key now.
+        XCTAssertEqual(try account(s, nl).state, "active")
+        XCTAssertNil(try account(s, nl).previousState)
     }
 }

@@ -12,6 +12,8 @@
 #   pid            the attested HAIP flow at pid-provider-haip: wallet attestation + PoP at the token
 #                  endpoint, DPoP, a key attestation from the provider on the proof
 #   sign           an NL account's sign instruction with a held key (issue 21): challenge → instruction
+#   pin-recovery   a whole NL PIN recovery (issue 21): offer → token → nonce → start_pin_recovery →
+#                  credential on the provider's proofs → disclose_recovery_code; floor ≤ 3× plain's CPU
 # plain and pid run twice each, in the order plain pid pid plain, so the machine's drift touches
 # both alike; their rates are the sums of the two runs. It prints flows/s and the client's p99 per
 # step, the server's CPU profile during another run of register, attest-legacy-android and pid
@@ -57,6 +59,7 @@ flow_args() {
         attest-legacy-android) echo "--flow attest-legacy --provider $provider --device-format android --wallet $tmp/wallet.json" ;;
         plain) echo "--flow plain --issuer $base/pid-provider --admin-token $token --configuration $sd" ;;
         pid) echo "--flow pid --issuer $base/pid-provider-haip --provider $provider --admin-token $token --configuration $sd" ;;
+        pin-recovery) echo "--flow pin-recovery --issuer $base/pid-provider --provider $provider --admin-token $token --configuration $sd" ;;
     esac
 }
 
@@ -96,7 +99,7 @@ profile() {
 
 start_issuer "$out/trustbed.log"
 # Warm-up: first signatures, caches, page faults, the provider's trust chain.
-for flow in register attest-legacy-android plain pid; do
+for flow in register attest-legacy-android plain pid pin-recovery; do
     # shellcheck disable=SC2046
     "$bin" wallet bench $(flow_args "$flow") --concurrency 2 --count 50 >/dev/null 2>&1 || true
 done
@@ -110,6 +113,7 @@ scenario pid-1 pid
 scenario pid-2 pid
 scenario plain-2 plain
 scenario sign sign
+scenario pin-recovery pin-recovery  # issue 21: whole PIN recoveries, PID Provider in the same process
 if [ "${WALLET_PROFILE:-1}" != 0 ] && command -v perf >/dev/null && perf record -o "$tmp/probe.data" -F 99 -- true >/dev/null 2>&1; then
     profile register register
     profile attest-legacy-android attest-legacy-android
@@ -137,6 +141,11 @@ echo "== floors (issue 20)"
     awk -v p1="$(cost pid-1)" -v p2="$(cost pid-2)" -v q1="$(cost plain-1)" -v q2="$(cost plain-2)" 'BEGIN {
         printf "(by server + client CPU per flow: pid %.3f ms, plain %.3f ms, so pid could reach %.1f%% of plain)\n",
             (p1 + p2) / 2, (q1 + q2) / 2, (p1 + p2 > 0 ? 100 * (q1 + q2) / (p1 + p2) : 0) }'
+    # Issue 21: a PIN recovery costs at most 3 plain PID issuances (server + client CPU per flow).
+    awk -v r="$(cost pin-recovery)" -v q1="$(cost plain-1)" -v q2="$(cost plain-2)" 'BEGIN { q = (q1 + q2) / 2
+        printf "%s pin-recovery / plain: %.2f x (%.3f ms vs %.3f ms CPU per flow; floor <= 3 x)\n",
+            (q > 0 && r <= 3 * q ? "PASS" : "MISS"), (q > 0 ? r / q : 0), r, q }'
+    echo "(pin-recovery: $(rate pin-recovery) PIN recoveries/s; server CPU per flow: $(awk '/^server CPU/ { print $(NF - 3), "ms" }' "$out/pin-recovery.txt") vs plain $(awk '/^server CPU/ { print $(NF - 3), "ms" }' "$out/plain-1.txt"))"
     for f in register attest-legacy attest-legacy-android sign; do
         echo "($f: server + client CPU $(cost "$f") ms per flow)"
     done

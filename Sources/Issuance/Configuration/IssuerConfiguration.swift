@@ -30,9 +30,10 @@ public struct IssuerConfiguration: Sendable {
     /// Credential requests and responses must be encrypted (`encryption_required` in both
     /// `credential_request_encryption` and `credential_response_encryption`).
     public var encryptionRequired = false
-    /// The token response carries `credential_previews` (see the README): the claims the
-    /// credentials will hold, so a wallet can compare recovery codes before it asks for them.
-    public var tokenClaimsPreview = false
+    /// The token response carries `credential_previews` (docs/pid-provider.md): the claims the
+    /// credentials will hold, so a wallet can compare recovery codes before it asks for them;
+    /// `true` in Trustbed's own form, `"nl"` in the NL wallet's (`TokenClaimsPreview`).
+    public var tokenClaimsPreview: TokenClaimsPreview = .off
     /// `inji_compat`: also read MOSIP Inji's draft-13 credential request shape (`format` + `vct` /
     /// `doctype` / `credential_definition`, singular `proof`); see `CredentialRequest+Inji.swift`.
     public var injiCompat = false
@@ -108,7 +109,7 @@ public struct IssuerConfiguration: Sendable {
         if let v = try reader.optionalBool("require_dpop") { c.requireDPoP = v }
         if let v = try reader.optionalBool("require_client_attestation") { c.requireClientAttestation = v }
         if let v = try reader.optionalBool("encryption_required") { c.encryptionRequired = v }
-        if let v = try reader.optionalBool("token_claims_preview") { c.tokenClaimsPreview = v }
+        if let v = reader.optionalField("token_claims_preview") { c.tokenClaimsPreview = try TokenClaimsPreview.parse(v) }
         if let v = try reader.optionalBool("inji_compat") { c.injiCompat = v }
         c.batchSize = Int(try positive(reader, "batch_size", default: Int64(c.batchSize), max: 100))
         c.credentialLifetime = try positive(reader, "credential_lifetime", default: c.credentialLifetime, max: 10 * 365 * 86_400)
@@ -218,5 +219,25 @@ public struct CredentialConfiguration: Sendable, Equatable {
             }
         }
         return configuration
+    }
+}
+
+/// `token_claims_preview`: which form of `credential_previews` the token response carries.
+/// A boolean literal still reads as before (`true` is `.claims`), so `= true` in code and in
+/// entity files keeps its meaning.
+public enum TokenClaimsPreview: Sendable, Equatable, ExpressibleByBooleanLiteral {
+    /// No previews (`false`, the default).
+    case off
+    /// `true`: `{"credential_configuration_id", "format", "claims"}` per configuration.
+    case claims
+    /// `"nl"`: the NL wallet's `CredentialPreview` (see `NLCredentialPreview`).
+    case nl
+
+    public init(booleanLiteral value: Bool) { self = value ? .claims : .off }
+
+    static func parse(_ field: JSONField) throws(JSONReadError) -> TokenClaimsPreview {
+        if let flag = field.value.boolValue { return flag ? .claims : .off }
+        if field.value.stringValue == "nl" { return .nl }
+        throw field.invalid("expected true, false or \"nl\"")
     }
 }

@@ -104,7 +104,7 @@ extension PIDProvider {
 
     /// §6.2: `access_token`, `token_type` (DPoP when bound, RFC 9449 §5), `expires_in`,
     /// `authorization_details` with `credential_identifiers`, and with `token_claims_preview`
-    /// the `credential_previews` extension (see the README).
+    /// the `credential_previews` extension (docs/pid-provider.md).
     private func tokenBody(clientID: String?, personaID: String, configurationIDs ids: [String], withIdentifiers: Bool,
                            dpop: DPoPProof?) throws(IssuanceError) -> TokenResponseBody {
         let (identifiers, details) = credentialIdentifiers(for: ids, wanted: withIdentifiers)
@@ -137,14 +137,25 @@ extension PIDProvider {
                                    dpop: DPoPProof?) -> TokenResponseBody {
         var body = TokenResponseBody(accessToken: token, tokenType: dpop == nil ? "Bearer" : "DPoP",
                                      expiresIn: grant.expiresAt - clock.now(), authorizationDetails: details)
-        guard configuration.tokenClaimsPreview, let persona = configuration.persona(id: grant.personaID) else { return body }
+        guard configuration.tokenClaimsPreview != .off, let persona = configuration.persona(id: grant.personaID) else {
+            return body
+        }
         let issuedAt = clock.now()
-        body.previews = grant.credentialConfigurationIDs.compactMap { id -> TokenResponseBody.Preview? in
-            guard let c = configuration.configuration(id: id) else { return nil }
-            return TokenResponseBody.Preview(
-                configurationID: id, format: c.format.rawValue,
-                claims: credentialClaimsFragment(for: persona, configuration: c, issuedAt: issuedAt,
-                                                 expiresAt: issuedAt + configuration.credentialLifetime))
+        let configurations = grant.credentialConfigurationIDs.compactMap { configuration.configuration(id: $0) }
+        switch configuration.tokenClaimsPreview {
+        case .off:
+            break
+        case .claims:
+            body.previews = .claims(configurations.map { c in
+                TokenResponseBody.Preview(
+                    configurationID: c.id, format: c.format.rawValue,
+                    claims: credentialClaimsFragment(for: persona, configuration: c, issuedAt: issuedAt,
+                                                     expiresAt: issuedAt + configuration.credentialLifetime))
+            })
+        case .nl:
+            body.previews = .nl(configurations.map { c in
+                nlCredentialPreview(for: persona, configuration: c, issuedAt: issuedAt).fragment
+            })
         }
         return body
     }
@@ -155,7 +166,7 @@ extension PIDProvider {
 /// preview's claims (kilobytes, a portrait among them) are copied from their text, serialized
 /// once per persona, configuration and day, rather than built and serialized for every token.
 struct TokenResponseBody {
-    /// One entry of `credential_previews` (see the README).
+    /// One entry of `credential_previews` in Trustbed's own form (docs/pid-provider.md).
     struct Preview {
         let configurationID: String
         let format: String
@@ -167,8 +178,21 @@ struct TokenResponseBody {
     let expiresIn: Int64
     /// With `credential_identifiers`; nil when the request did not use `authorization_details`.
     let authorizationDetails: [JSONValue]?
-    /// Only with `token_claims_preview`; nil otherwise.
-    var previews: [Preview]?
+    /// `credential_previews` in the configured form (`token_claims_preview`); nil without it.
+    var previews: Previews?
+
+    enum Previews {
+        case claims([Preview])
+        /// Each entry one `NLCredentialPreview`, already serialized.
+        case nl([JSONFragment])
+
+        var textSize: Int {
+            switch self {
+            case .claims(let previews): previews.reduce(0) { $0 + $1.claims.text.count + 128 }
+            case .nl(let previews): previews.reduce(0) { $0 + $1.text.count }
+            }
+        }
+    }
 
     init(accessToken: String, tokenType: String, expiresIn: Int64, authorizationDetails: [JSONValue]?) {
         self.accessToken = accessToken
@@ -178,12 +202,15 @@ struct TokenResponseBody {
     }
 
     var bytes: [UInt8] {
-        var out = JSONWriter(capacity: 256 + (previews ?? []).reduce(0) { $0 + $1.claims.text.count + 128 })
+        var out = JSONWriter(capacity: 256 + (previews?.textSize ?? 0))
         out.openObject()
         // Sorted by key: access_token < authorization_details < credential_previews < expires_in < token_type.
         out.member("access_token", accessToken)
         if let authorizationDetails { out.member("authorization_details", .array(authorizationDetails)) }
-        if let previews {
+        switch previews {
+        case nil:
+            break
+        case .claims(let previews):
             out.name("credential_previews")
             out.openArray()
             for preview in previews {
@@ -193,6 +220,11 @@ struct TokenResponseBody {
                 out.member("format", preview.format)
                 out.closeObject()
             }
+            out.closeArray()
+        case .nl(let previews):
+            out.name("credential_previews")
+            out.openArray()
+            for preview in previews { out.fragment(preview) }
             out.closeArray()
         }
         out.member("expires_in", expiresIn)

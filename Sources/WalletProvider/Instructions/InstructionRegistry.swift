@@ -7,6 +7,8 @@ public enum InstructionRegistry {
         IssueKeyAttestationInstruction.self,
         CreateProofsInstruction.self,
         DiscloseRecoveryCodeInstruction.self,
+        // PIN recovery (Recovery/).
+        StartPINRecoveryInstruction.self,
         // Device transfer (Transfer/).
         ConfirmTransferSessionInstruction.self,
         SendWalletPayloadInstruction.self,

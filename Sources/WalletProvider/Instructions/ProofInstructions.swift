@@ -39,23 +39,30 @@ public enum CreateProofsInstruction: Instruction {
         public let keyIDs: [String]?
         public let count: Int
         public let clientID: String?
+        /// `renewal: true`: PID renewal (`PIDRenewal`, i-nlrec's file).
+        public var renewal = false
     }
 
     public static let name = "create_proofs"
-    public static let allowedStates: Set<WalletAccountState> = [.active]
+    /// `renewing` only for a retried renewal (`perform` refuses the rest).
+    public static let allowedStates: Set<WalletAccountState> = [.active, .renewing]
 
     public static func parseParams(_ params: JSONReader) throws(JSONReadError) -> Params {
         let ids = try readKeyIDs(params, required: false)
         let count = try params.optionalInt("count")
         if ids != nil, count != nil { throw params.invalid("count", "send key_ids or count, not both") }
         if let count, count < 1 || count > 10 { throw params.invalid("count", "expected 1 to 10") }
-        return Params(audience: try params.nonEmptyString("aud"), nonce: try params.optionalField("nonce")?.nonEmptyString(),
-                      keyIDs: ids, count: Int(count ?? 1), clientID: try params.optionalField("iss")?.nonEmptyString())
+        var parsed = Params(audience: try params.nonEmptyString("aud"), nonce: try params.optionalField("nonce")?.nonEmptyString(),
+                            keyIDs: ids, count: Int(count ?? 1), clientID: try params.optionalField("iss")?.nonEmptyString())
+        parsed.renewal = try PIDRenewal.parseFlag(params, keyIDs: ids)
+        return parsed
     }
 
     public static func perform(_ params: Params, in context: InstructionContext) throws(WalletProviderError) -> JSONValue {
         var keys: [HeldKey] = []
-        if let ids = params.keyIDs {
+        if params.renewal || context.account.state != WalletAccountState.active.rawValue {
+            keys = try PIDRenewal.start(params.renewal, count: params.count, in: context)
+        } else if let ids = params.keyIDs {
             for (i, id) in ids.enumerated() { keys.append(try context.heldKey(id, what: "key_ids[\(i)]")) }
         } else {
             keys = try context.generateKeys(count: params.count)

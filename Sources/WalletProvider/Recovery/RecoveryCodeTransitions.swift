@@ -14,6 +14,7 @@ public protocol RecoveryCodeTransition: Sendable {
 public enum RecoveryCodeTransitions {
     public static let all: [any RecoveryCodeTransition.Type] = [
         // PIN recovery and PID renewal (items 3-4):
+        RecoveryFlowTransition.self,
 
         // Device transfer (item 5):
         TransferStartTransition.self,
