@@ -36,6 +36,8 @@ public final class Verifier: Sendable {
     /// `openid_federation` request objects), built in process by the composition root.
     let trustChainSource: (@Sendable () -> [String]?)?
     let trustChainCache = Locked<(chain: [String], until: Int64)?>(nil)
+    /// mdoc document signers met before (see `DocumentSigners`).
+    let documentSigners = DocumentSigners()
 
     public init(entityID: String, entityName: String, configuration: VerifierConfiguration, keys: VerifierKeys,
                 database: Database, clock: Clock, logger: Logger = Logger(label: "verifier"), trustAnchors: [String],

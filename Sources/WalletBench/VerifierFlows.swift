@@ -43,22 +43,29 @@ struct VerifierSetup {
 /// admin API (as an RP's backend makes one per person), then exactly `wallet present`'s steps
 /// (`WalletPresenter`): the request object fetched and checked, the answer built, the response
 /// posted. The verifier answers 200 only when every check passed, so each 200 is one verified
-/// presentation (`verified`). With `--prepare N` each thread makes and fetches N requests
-/// before the clock starts, so the timed iterations are the wallet's answer and the verifier's
-/// verification alone; the thread stops when they are used up.
+/// presentation (`verified`). With `--prepare N` each thread makes and fetches N requests and
+/// makes the wallet's answer to each before the clock starts (each answer bound to its own
+/// request's nonce and state, posted once: nothing is replayed), so the timed iteration is the
+/// POST to the `response_uri` and the verifier's verification alone; the thread stops when they
+/// are used up. The answers must reach the verifier within its key binding window
+/// (`key_binding_max_age`, 300 s by default: `iat` is set when the answer is made).
 final class PresentationWorker: FlowWorker {
     let setup: VerifierSetup
     let http: WalletHTTP
     let presenter: WalletPresenter
     let adminHeaders: [String]
-    private var prepared: [PresentationRequest] = []
+    /// `--prepare`: requests with their answers, used from the end.
+    private var prepared: [(request: PresentationRequest, form: [(String, String)])] = []
 
     init(setup: VerifierSetup, http: WalletHTTP) throws {
         self.setup = setup
         self.http = http
         presenter = WalletPresenter(http: http)
         adminHeaders = ["Authorization: Bearer \(setup.adminToken)"]
-        for _ in 0..<setup.prepare { prepared.append(try presenter.fetchRequest(link: try createRequest())) }
+        for _ in 0..<setup.prepare {
+            let request = try presenter.fetchRequest(link: try createRequest())
+            prepared.append((request, try presenter.answer(request, credentials: setup.credentials)))
+        }
         prepared.reverse()
     }
 
@@ -74,9 +81,10 @@ final class PresentationWorker: FlowWorker {
     func run(iteration: Int, step: inout BenchRun.Step, totals: inout BenchRun.Totals) throws {
         var started = DispatchTime.now()
         let request: PresentationRequest
+        let form: [(String, String)]
         if setup.prepare > 0 {
             guard let next = prepared.popLast() else { throw BenchRun.Exhausted() }
-            request = next
+            (request, form) = next
         } else {
             step = .presentationRequest
             let link = try createRequest()
@@ -84,11 +92,10 @@ final class PresentationWorker: FlowWorker {
             step = .requestObject
             request = try presenter.fetchRequest(link: link)
             totals.record(.requestObject, since: &started)
+            step = .answer
+            form = try presenter.answer(request, credentials: setup.credentials)
+            totals.record(.answer, since: &started)
         }
-
-        step = .answer
-        let form = try presenter.answer(request, credentials: setup.credentials)
-        totals.record(.answer, since: &started)
 
         step = .response
         _ = try presenter.post(form, to: request)

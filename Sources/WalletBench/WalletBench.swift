@@ -50,7 +50,7 @@ public struct BenchOptions {
     public var responseMode: String?
     public var merchantID = "merchant.org.trustbed.demo"
     public var teamID = "TRUSTBED01"
-    /// present-*: requests each thread makes and fetches before the clock starts (0: per iteration).
+    /// present-*: requests each thread makes, fetches and answers before the clock starts (0: per iteration).
     public var prepare = 0
     /// Progress and warnings (stderr in the CLI).
     public var log: @Sendable (String) -> Void = { _ in }
@@ -184,6 +184,7 @@ public struct LoadTest {
         let cpuBefore = Self.processCPUSeconds()
         let started = Date()
         deadline.withLock { $0 = duration.map { started.addingTimeInterval($0) } }
+        walletLog("clock started")  // verifier.sh reads the server's CPU from here (what --prepare made is not counted)
         for _ in 0..<concurrency { go.signal() }
         done.wait()
         let text = report(run, seconds: Date().timeIntervalSince(started), cpuSeconds: Self.processCPUSeconds() - cpuBefore,

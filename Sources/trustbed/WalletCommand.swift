@@ -126,8 +126,8 @@ struct WalletBenchCommand: ParsableCommand {
     @Option(name: .customLong("merchant-id"), help: "Apple merchant identifier (--flow apple; the demo's by default).")
     var merchantID = "merchant.org.trustbed.demo"
     @Option(name: .customLong("team-id"), help: "Apple team identifier (--flow apple; the demo's by default).") var teamID = "TRUSTBED01"
-    @Option(help: ArgumentHelp("present-sdjwt / present-mdoc: requests each thread makes and fetches before the clock starts (0: one per iteration).",
-                               discussion: "With N > 0 the timed iterations are the answer and its verification alone, and each thread stops after N."))
+    @Option(help: ArgumentHelp("present-sdjwt / present-mdoc: requests each thread makes, fetches and answers before the clock starts (0: one per iteration).",
+                               discussion: "With N > 0 the timed iterations are the POST of a prepared answer and its verification alone, and each thread stops after N."))
     var prepare = 0
     @Option(help: "Instances each thread registers before the clock starts (attest, attest-legacy).") var instances = 4
     @Option(name: .customLong("device-format"),

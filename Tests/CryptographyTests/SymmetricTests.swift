@@ -107,6 +107,24 @@ final class SymmetricTests: XCTestCase {
         XCTAssertEqual(key, Array((block1 + block2).prefix(48)))
     }
 
+    /// `sharedSecret` sets its peer without OpenSSL's full check (a second scalar
+    /// multiplication) because no `PublicKey` holds a point off its curve: the JWK/COSE
+    /// coordinates and a PEM SubjectPublicKeyInfo with a point moved off the curve are refused
+    /// when imported, so they never reach the ECDH (SP 800-56A §5.6.2.3.4 for cofactor 1).
+    func testPeerPointsOffTheCurveNeverBecomeKeys() throws {
+        for curve in ["P-256", "P-384", "P-521"] {
+            let key = try PrivateKey(generatingECCurve: curve).publicKey
+            guard case .ec(_, let x, var y) = key.components else { return XCTFail("not EC") }
+            y[y.count - 1] ^= 0x01
+            XCTAssertThrowsError(try PublicKey(components: .ec(curve: curve, x: x, y: y)), curve)
+            var der = try key.derSubjectPublicKeyInfo()
+            der[der.count - 1] ^= 0x01
+            let pem = "-----BEGIN PUBLIC KEY-----\n" + Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+                + "\n-----END PUBLIC KEY-----\n"
+            XCTAssertThrowsError(try PublicKey(pem: pem), curve)
+        }
+    }
+
     func testECDHAgreesOnEveryCurveAndRefusesMismatches() throws {
         for curve in ["P-256", "P-384", "P-521"] {
             let a = try PrivateKey(generatingECCurve: curve), b = try PrivateKey(generatingECCurve: curve)

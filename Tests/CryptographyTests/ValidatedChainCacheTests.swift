@@ -112,4 +112,31 @@ final class ValidatedChainCacheTests: XCTestCase {
         _ = try? cache.validate(x5c: x5c, roots: [pki.root], rootsID: rootsID, at: now)
         XCTAssertEqual(cache.count, (try? cache.validate(x5c: x5c, roots: [pki.root], rootsID: rootsID, at: now)) == nil ? 1 : 2)
     }
+
+    /// A COSE `x5chain` (DER, leaf first) with the document signer EKU: validated once, then a
+    /// hit carrying the decoded chain and the anchor's subject; another EKU is another key (and
+    /// refused, the leaf not having it); outside the window it is validated again and refused.
+    func testDERChainWithARequiredEKU() throws {
+        let pki = try makePKI()
+        let cache = ValidatedChainCache()
+        let rootsID = ValidatedChainCache.identity(of: [pki.root])
+        let der = [pki.leaf.der]
+        let first = try cache.validate(der: der, roots: [pki.root], rootsID: rootsID, at: now,
+                                       requiredExtendedKeyUsage: AnnexB.documentSignerEKU)
+        XCTAssertEqual(first.chain.map(\.der), der)
+        XCTAssertEqual(first.anchorSubject, pki.root.subjectText)
+        XCTAssertEqual(first.leafKey, pki.leafKey.publicKey)
+        let second = try cache.validate(der: der, roots: [pki.root], rootsID: rootsID, at: now + 10,
+                                        requiredExtendedKeyUsage: AnnexB.documentSignerEKU)
+        XCTAssertTrue(second.leafKey === first.leafKey, "a hit returns the cached entry")
+        XCTAssertEqual(cache.count, 1)
+        XCTAssertThrowsError(try cache.validate(der: der, roots: [pki.root], rootsID: rootsID, at: now,
+                                                requiredExtendedKeyUsage: "1.3.6.1.5.5.7.3.1"), "the leaf is not a TLS server")
+        XCTAssertEqual(cache.count, 1, "a refusal is not cached")
+        XCTAssertThrowsError(try cache.validate(der: der, roots: [pki.root], rootsID: rootsID, at: now + 366 * day,
+                                                requiredExtendedKeyUsage: AnnexB.documentSignerEKU)) { error in
+            XCTAssertEqual((error as? CertificateError)?.code, .expired)
+        }
+        XCTAssertThrowsError(try cache.validate(der: [], roots: [pki.root], rootsID: rootsID, at: now))
+    }
 }

@@ -47,6 +47,38 @@ final class DeviceResponseTests: XCTestCase {
         XCTAssertTrue(replayed.documents.isEmpty)
     }
 
+    /// With a `ValidatedChainCache` the document signer's chain is validated once: the second
+    /// response is verified with the same checks and details from the cached path, a device
+    /// signature over another transcript still fails, another root set is validated (and
+    /// refused) afresh, and past the chain's validity the cache does not vouch for it.
+    func testValidatedChainCacheGivesTheSameVerdicts() throws {
+        let fixture = try MDocFixture()
+        let pid = try fixture.issuePID()
+        let bytes = try DeviceResponse.present(pid, elements: [EUDIPID.nameSpace: ["family_name"]], deviceKey: fixture.deviceKey,
+                                               sessionTranscript: transcript).encoded()
+        let plain = DeviceResponseVerifier(trustAnchors: [fixture.iaca], expectedDocType: EUDIPID.docType)
+        var cached = plain
+        cached.chains = ValidatedChainCache()
+        let reference = plain.verify(bytes, sessionTranscript: transcript, at: now)
+        let first = cached.verify(bytes, sessionTranscript: transcript, at: now)
+        let second = cached.verify(bytes, sessionTranscript: transcript, at: now + 1)
+        XCTAssertEqual(cached.chains?.count, 1)
+        XCTAssertTrue(second.verified, "\(second.checks)")
+        XCTAssertEqual(first.checks, reference.checks)
+        XCTAssertEqual(second.checks.map(\.name), reference.checks.map(\.name))
+        XCTAssertEqual(second.checks.first { $0.name == "issuer_certificate" }, reference.checks.first { $0.name == "issuer_certificate" })
+        XCTAssertEqual(second.documents.first?.documentSignerChain.map(\.der), reference.documents.first?.documentSignerChain.map(\.der))
+        let other = SessionTranscript.openID4VP(clientID: "x509_san_dns:evil.example", nonce: "n-0S6_WzA2Mj",
+                                                jwkThumbprint: nil, responseURI: "https://rp.example/response")
+        XCTAssertEqual(Array(failed(cached.verify(bytes, sessionTranscript: other, at: now)).keys), ["device_signature"])
+        var stranger = cached
+        stranger.trustAnchors = [try MDocFixture().iaca]
+        XCTAssertEqual(Array(failed(stranger.verify(bytes, sessionTranscript: transcript, at: now)).keys), ["issuer_certificate"])
+        XCTAssertEqual(cached.chains?.count, 1, "a refused chain is not cached")
+        let late = cached.verify(bytes, sessionTranscript: transcript, at: MDocFixture.validUntil + 400 * 86_400)
+        XCTAssertNotNil(failed(late)["issuer_certificate"], "past the chain's validity it is validated again, and refused")
+    }
+
     func testPresentRefusesAForeignKeyAndMissingElements() throws {
         let fixture = try MDocFixture()
         let pid = try fixture.issuePID()

@@ -28,6 +28,11 @@ public final class ValidatedChainCache: Sendable {
         /// The validated path's common validity window (Unix seconds, inclusive).
         public let notBefore: Int64
         public let notAfter: Int64
+        /// The chain as given, decoded (leaf first), for what else a caller reads from it (the
+        /// leaf's own validity, names); nothing here is request-specific.
+        public let chain: [Certificate]
+        /// RFC 2253 text of the trust anchor the path ended at (nil: `rootItself`).
+        public let anchorSubject: String?
     }
 
     public let limit: Int
@@ -58,14 +63,33 @@ public final class ValidatedChainCache: Sendable {
     /// own validity period is not checked, RFC 5280 §6.1.1 (d)).
     public func validate(x5c: [String], roots: [Certificate], rootsID: [UInt8], at now: Int64, rootItself: Bool = false)
         throws(CertificateError) -> Entry {
-        let key = Self.key(x5c: x5c, rootsID: rootsID, rootItself: rootItself)
+        try validate(key: Self.key(x5c.map(\.utf8), rootsID: rootsID, mode: rootItself ? 1 : 0), roots: roots, at: now,
+                     rootItself: rootItself, requiredExtendedKeyUsage: nil) { () throws(CertificateError) in try Certificate.chain(x5c: x5c) }
+    }
+
+    /// The same for a chain of DER certificates, leaf first (COSE `x5chain`, RFC 9360), with
+    /// `requiredExtendedKeyUsage` checked on the leaf during path validation (part of the key,
+    /// so a chain validated for another purpose is not a hit): an mdoc's document signer
+    /// (ISO 18013-5 Annex B).
+    public func validate(der chain: [[UInt8]], roots: [Certificate], rootsID: [UInt8], at now: Int64,
+                         requiredExtendedKeyUsage: String? = nil) throws(CertificateError) -> Entry {
+        guard !chain.isEmpty else { throw CertificateError(.invalidEncoding, "empty certificate chain", depth: 0) }
+        let key = Self.key(chain + [Array((requiredExtendedKeyUsage ?? "").utf8)], rootsID: rootsID, mode: 2)
+        return try validate(key: key, roots: roots, at: now, rootItself: false, requiredExtendedKeyUsage: requiredExtendedKeyUsage) {
+            () throws(CertificateError) in try chain.map { der throws(CertificateError) in try Certificate(der: der) }
+        }
+    }
+
+    private func validate(key: [UInt8], roots: [Certificate], at now: Int64, rootItself: Bool, requiredExtendedKeyUsage: String?,
+                          decode: () throws(CertificateError) -> [Certificate]) throws(CertificateError) -> Entry {
         if let hit = entries.read({ $0[key] }), hit.notBefore <= now, now <= hit.notAfter { return hit }
-        let chain = try Certificate.chain(x5c: x5c)
+        let chain = try decode()
         let path: [Certificate]
         if rootItself, chain.count == 1, roots.contains(chain[0]) {
             path = []
         } else {
-            path = try Certificate.verifyChain(leaf: chain[0], intermediates: Array(chain.dropFirst()), roots: roots, at: now)
+            path = try Certificate.verifyChain(leaf: chain[0], intermediates: Array(chain.dropFirst()), roots: roots, at: now,
+                                               requiredExtendedKeyUsage: requiredExtendedKeyUsage)
         }
         let leafKey: PublicKey
         do throws(CryptoError) {
@@ -75,7 +99,8 @@ public final class ValidatedChainCache: Sendable {
             throw CertificateError(.invalidEncoding, "the leaf's key is not usable: \(error)", depth: 0)
         }
         let entry = Entry(leafKey: leafKey, leafSubject: chain[0].subjectText,
-                          notBefore: path.map(\.notBefore).max() ?? Int64.min, notAfter: path.map(\.notAfter).min() ?? Int64.max)
+                          notBefore: path.map(\.notBefore).max() ?? Int64.min, notAfter: path.map(\.notAfter).min() ?? Int64.max,
+                          chain: chain, anchorSubject: path.last?.subjectText)
         entries.withLock { table in
             if table[key] == nil, table.count >= limit { table.remove(at: table.startIndex) }
             table[key] = entry
@@ -83,12 +108,13 @@ public final class ValidatedChainCache: Sendable {
         return entry
     }
 
-    /// SHA-256 over the mode, the entries (each length-prefixed) and the roots' identity.
-    static func key(x5c: [String], rootsID: [UInt8], rootItself: Bool) -> [UInt8] {
-        var input: [UInt8] = [rootItself ? 1 : 0]
-        input.reserveCapacity(x5c.reduce(64) { $0 + $1.utf8.count + 4 })
-        append([UInt8(truncatingIfNeeded: x5c.count)], to: &input)
-        for entry in x5c { append(entry.utf8, to: &input) }
+    /// SHA-256 over the mode (0, 1: x5c without and with `rootItself`; 2: DER with an EKU), the
+    /// entries (each length-prefixed) and the roots' identity.
+    static func key<Entries: Collection>(_ entries: [Entries], rootsID: [UInt8], mode: UInt8) -> [UInt8] where Entries.Element == UInt8 {
+        var input: [UInt8] = [mode]
+        input.reserveCapacity(entries.reduce(64) { $0 + $1.count + 4 })
+        append([UInt8(truncatingIfNeeded: entries.count)], to: &input)
+        for entry in entries { append(entry, to: &input) }
         append(rootsID, to: &input)
         return Digest.sha256(input)
     }

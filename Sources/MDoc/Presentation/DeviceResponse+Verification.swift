@@ -59,6 +59,11 @@ public struct DeviceResponseVerifier: Sendable {
     public var singleDocument = true
     public var issuerAlgorithms: Set<COSEAlgorithm> = [.es256, .es384, .es512, .edDSA]
     public var deviceAlgorithms: Set<COSEAlgorithm> = [.es256, .es384, .es512]
+    /// Document signer chains already validated against `trustAnchors` (with the document signer
+    /// EKU), so that a verifier meeting one issuer's documents again does not decode its
+    /// `x5chain` and run path validation again for each (see `ValidatedChainCache`); nil
+    /// validates every time. A chain that fails is never cached, and is reported as without it.
+    public var chains: ValidatedChainCache?
 
     public init(trustAnchors: [Certificate], expectedDocType: String? = nil) {
         self.trustAnchors = trustAnchors

@@ -15,29 +15,39 @@ extension DeviceResponseVerifier {
         // §9.3.3: the document signer certificate, path-validated to a trusted IACA root with
         // the document signer EKU of Annex B.1.4.
         let chain: [Certificate]
-        do {
-            chain = try issuerSigned.documentSignerChain()
-        } catch {
-            result.fail("issuer_certificate", "\(error)")
-            return nil
-        }
-        let signer = chain[0]
-        if trustAnchors.isEmpty {
-            result.fail("issuer_certificate", "no trusted IACA root is configured")
+        var signerKey: PublicKey?
+        if let chains, !trustAnchors.isEmpty, let ders = try? issuerSigned.issuerAuth.x5chain(), !ders.isEmpty,
+           let validated = try? chains.validate(der: ders, roots: trustAnchors, rootsID: ValidatedChainCache.identity(of: trustAnchors),
+                                                at: time, requiredExtendedKeyUsage: AnnexB.documentSignerEKU) {
+            // The same check as below, its outcome remembered for this chain and these roots.
+            chain = validated.chain
+            signerKey = validated.leafKey
+            result.pass("issuer_certificate", "\(validated.leafSubject) chains to IACA \(validated.anchorSubject ?? "?")")
         } else {
             do {
-                let path = try Certificate.verifyChain(
-                    leaf: signer, intermediates: Array(chain.dropFirst()), roots: trustAnchors, at: time,
-                    requiredExtendedKeyUsage: AnnexB.documentSignerEKU)
-                result.pass("issuer_certificate", "\(signer.subjectText) chains to IACA \(path.last?.subjectText ?? "?")")
+                chain = try issuerSigned.documentSignerChain()
             } catch {
-                result.fail("issuer_certificate", "\(signer.subjectText) does not chain to a trusted IACA root: \(error)")
+                result.fail("issuer_certificate", "\(error)")
+                return nil
+            }
+            if trustAnchors.isEmpty {
+                result.fail("issuer_certificate", "no trusted IACA root is configured")
+            } else {
+                do {
+                    let path = try Certificate.verifyChain(
+                        leaf: chain[0], intermediates: Array(chain.dropFirst()), roots: trustAnchors, at: time,
+                        requiredExtendedKeyUsage: AnnexB.documentSignerEKU)
+                    result.pass("issuer_certificate", "\(chain[0].subjectText) chains to IACA \(path.last?.subjectText ?? "?")")
+                } catch {
+                    result.fail("issuer_certificate", "\(chain[0].subjectText) does not chain to a trusted IACA root: \(error)")
+                }
             }
         }
+        let signer = chain[0]
 
         // §9.1.2.4: the MSO signature by the document signer, alg protected and allowed.
         do {
-            let key = try signer.publicKey()
+            let key = try signerKey ?? signer.publicKey()
             try issuerSigned.issuerAuth.verify(key: key, allowList: issuerAlgorithms)
             result.pass("issuer_signature", "MSO signed by \(signer.subjectText)")
         } catch {

@@ -25,7 +25,7 @@ extension Verifier {
         do {
             response = try DeviceResponse(decoding: bytes)
             guard let document = response.documents.first else { throw MDocError.malformed("no documents") }
-            signer = try document.issuerSigned.documentSignerChain()[0]
+            signer = try documentSigners.signer(of: document.issuerSigned)
         } catch {
             report.fail(name("format"), "not a DeviceResponse: \(error)")
             return nil
@@ -40,7 +40,8 @@ extension Verifier {
         let thumbprint = encrypted ? Base64URL.decode(keys.encryptionJWK.thumbprint()) : nil
         let transcript = SessionTranscript.openID4VP(clientID: request.clientID, nonce: request.nonce, jwkThumbprint: thumbprint,
                                                      responseURI: urls.response)
-        let verifier = DeviceResponseVerifier(trustAnchors: roots, expectedDocType: query.types[0])
+        var verifier = DeviceResponseVerifier(trustAnchors: roots, expectedDocType: query.types[0])
+        verifier.chains = documentSigners.chains
         let result = verifier.verify(response, sessionTranscript: transcript, at: clock.now())
         for check in result.checks {
             if check.ok { report.pass(name(check.name), check.detail) } else { report.fail(name(check.name), check.detail) }
