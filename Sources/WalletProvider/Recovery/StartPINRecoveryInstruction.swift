@@ -70,7 +70,7 @@ public enum StartPINRecoveryInstruction: Instruction {
         let accounts = context.accounts
         if context.account.state == WalletAccountState.recoveringPIN.rawValue {
             // A retry: the earlier call's recovery keys were never used by a disclosure.
-            try context.store { () throws(StoreError) in
+            _ = try context.store { () throws(StoreError) in
                 try context.heldKeyRecords.delete(provider: provider, account: account, purpose: PINRecovery.keyPurpose)
             }
         } else {
