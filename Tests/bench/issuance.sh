@@ -87,7 +87,9 @@ goal sdjwt 3000 | tee "$out/goals.txt"
 goal mdoc 2000 | tee -a "$out/goals.txt"
 echo "(for comparison, SD-JWT with the client threads under the default scheduling policy: $(rate sdjwt-normal) credentials/s)" | tee -a "$out/goals.txt"
 
-# kill -9 in the middle of a run: nothing acknowledged may be lost.
+# kill -9 in the middle of a run: nothing acknowledged may be lost (the client appends to the
+# acknowledgement file: one kept in ISSUE_OUT from an earlier run must not count).
+rm -f "$out/acknowledged.txt"
 "$bin" wallet bench --issuer "$issuer" --admin-token "$token" --concurrency "$concurrency" --duration 6 --configuration "$sd" \
     --acknowledged "$out/acknowledged.txt" >"$out/kill9.txt" 2>&1 &
 client=$!

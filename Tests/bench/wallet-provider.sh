@@ -152,7 +152,9 @@ echo "== floors (issue 20)"
 } | tee "$out/floors.txt"
 misses=$(grep -c '^MISS' "$out/floors.txt" || true)
 
-# kill -9 in the middle of a registration run: no acknowledged instance may be lost.
+# kill -9 in the middle of a registration run: no acknowledged instance may be lost. The client
+# appends to the acknowledgement file, so a WALLET_OUT kept from an earlier run must not count.
+rm -f "$out/acknowledged.txt"
 # shellcheck disable=SC2046
 "$bin" wallet bench $(flow_args register) --concurrency "$concurrency" --duration 6 --acknowledged "$out/acknowledged.txt" \
     >"$out/kill9.txt" 2>&1 &
