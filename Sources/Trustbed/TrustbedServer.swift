@@ -36,6 +36,7 @@ public final class TrustbedServer: Sendable {
         /// copied the `Site` out of the state on every request, retaining and releasing its seven
         /// arrays and tables (shared by every worker thread), where here it is borrowed.
         func respond(to request: HTTPRequest) -> HTTPResponse { site.respond(to: request) }
+        func bodyLimit(for request: HTTPRequest) -> Int? { site.bodyLimit(for: request) }
     }
 
     public let configuration: ServerConfiguration
@@ -104,7 +105,9 @@ public final class TrustbedServer: Sendable {
         httpConfig.port = configuration.port
         httpConfig.perAddressConnectionLimit = configuration.perAddressConnections
         let state = self.state
-        let server = HTTPServer(configuration: httpConfig, logger: logger) { request in state.current.respond(to: request) }
+        let server = HTTPServer(configuration: httpConfig, logger: logger, routeBodyLimit: { request in state.current.bodyLimit(for: request) }) {
+            request in state.current.respond(to: request)
+        }
         try server.start()
         // Keys/: only removals matter; the server itself creates an entity's folder on first use,
         // and the CLI signals rotations and revocations through the database.

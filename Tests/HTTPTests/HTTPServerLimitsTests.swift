@@ -87,6 +87,41 @@ final class HTTPServerLimitsTests: XCTestCase {
         XCTAssertTrue(connection.waitForClose())
     }
 
+    /// A route may read bodies over the server's limit (`Router.post(bodyLimit:)`, asked through
+    /// `routeBodyLimit` only for such bodies); the server's limit stays for every other route, and
+    /// past the route's own a body is 413 naming that limit, declared or chunked.
+    func testARouteWithItsOwnBodyLimit() throws {
+        var router = Router<String>()
+        router.post("/big/{name}", policy: .perClient, bodyLimit: 3000) { _, request, _ in .json(["length": .int(Int64(request.body.count))]) }
+        router.post("/small", policy: .perClient) { _, request, _ in .json(["length": .int(Int64(request.body.count))]) }
+        let site = Site(baseURL: "http://t", mounts: [Site.Mount(url: "http://t/wp", context: "wp", routers: [router])])
+        let server = HTTPServer(configuration: limited, logger: LogCapture().logger, routeBodyLimit: { site.bodyLimit(for: $0) }) {
+            site.respond(to: $0)
+        }
+        try server.start()
+        defer { server.stop() }
+        func post(_ path: String, _ count: Int) throws -> RawResponse {
+            try roundTrip(server.boundPort, "POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Length: \(count)\r\nConnection: close\r\n\r\n"
+                          + String(repeating: "b", count: count))
+        }
+        XCTAssertEqual(try post("/wp/big/x", 3000).json?["length"], 3000)
+        XCTAssertEqual(try post("/wp/big/x", 3001).json?["error_description"], "request body exceeds 3000 bytes")
+        XCTAssertEqual(try post("/wp/small", 1001).json?["error_description"], "request body exceeds 1000 bytes")
+        XCTAssertEqual(try post("/elsewhere", 1001).status, 413)
+
+        let connection = try RawHTTPConnection(port: server.boundPort)
+        connection.send("POST /wp/big/x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for _ in 0..<5 { connection.send("190\r\n\(String(repeating: "c", count: 400))\r\n") }  // 2000 bytes
+        connection.send("0\r\n\r\n")
+        XCTAssertEqual(try connection.readResponse().json?["length"], 2000)
+        connection.send("POST /wp/big/x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for _ in 0..<8 { connection.send("190\r\n\(String(repeating: "c", count: 400))\r\n") }  // 3200 bytes
+        connection.send("0\r\n\r\n")
+        let refused = try connection.readResponse()
+        XCTAssertEqual(refused.status, 413)
+        XCTAssertEqual(refused.json?["error_description"], "request body exceeds 3000 bytes")
+    }
+
     func testEndlessChunkedBodyIsCutOff() throws {
         let server = try startServer(limited)
         defer { server.stop() }

@@ -185,8 +185,14 @@ def test_out_of_order_wrong_side_and_foreign_sessions(server):
                 jwe.JWE(b"x", protected=json.dumps({"alg": "ECDH-ES+A256KW", "enc": "A256GCM"}),
                         recipient=jwk.JWK.from_json(pair.key.export_public())).serialize(compact=True)]:
         error_of(pair.source.instruct("send_wallet_payload", pair.params(encrypted_payload=bad)), 400, "invalid_instruction")
-    # More than 1 MiB: the request body limit refuses it before any instruction runs (JSON 413).
-    huge = pair.source.instruction_body(pair.source.challenge(), pair.params(encrypted_payload=good[:-30] + "A" * (1 << 20) + good[-30:]))
+    # More than 1 MiB: the instruction's own JSON error (the route reads bodies up to a 1 MiB payload's).
+    over = good[:-30] + "A" * ((1 << 20) - len(good) + 1) + good[-30:]
+    assert len(over) == (1 << 20) + 1
+    r = pair.source.send("send_wallet_payload", pair.source.instruction_body(pair.source.challenge(), pair.params(encrypted_payload=over)))
+    assert r.status_code == 400 and r.headers.get("Cache-Control") == "no-store", r.text
+    assert "more than the 1048576 allowed" in r.json()["error_description"], r.text
+    # Far more: the route's request body limit refuses it before any instruction runs (JSON 413).
+    huge = pair.source.instruction_body(pair.source.challenge(), pair.params(encrypted_payload=good[:-30] + "A" * (2 << 20) + good[-30:]))
     r = pair.source.send("send_wallet_payload", huge)
     assert r.status_code == 413 and r.json()["error"] == "invalid_request", r.text
     assert pair.destination.run("receive_payload", pair.params()) == {"state": "pending"}, "nothing was stored"
@@ -289,13 +295,14 @@ def test_kill_nine_between_every_step_loses_nothing(session_tmp):
 
 
 def test_a_large_wallet_gets_through(server):
-    """About 500 KB of credentials: the JWE (~670 KB) inside the instruction stays under the
-    server's 1 MiB request body limit (docs/wallet-provider.md, "Limit")."""
+    """About 770 KB of credentials: a JWE just under 1 MiB, whose instruction (about 1.4 MB with the
+    payload base64url-encoded in its claims) is over the server's 1 MiB request body limit, which
+    the instruction route raises for it (docs/wallet-provider.md, "Limit")."""
     pair = Pair(server, 6)
     pair.source.run("confirm_transfer_session", pair.params(app_version=APP))
-    credentials = ["x" * 1000] * 500
+    credentials = ["x" * 1000] * 770
     payload = pair.payload(credentials)
-    assert len(payload) > 600_000
+    assert 1_000_000 < len(payload) <= 1 << 20, len(payload)
     assert pair.source.run("send_wallet_payload", pair.params(encrypted_payload=payload))["state"] == "ready_for_download"
     opened = jwe.JWE()
     opened.deserialize(pair.destination.run("receive_payload", pair.params())["encrypted_payload"], key=pair.key)

@@ -17,6 +17,8 @@ public struct Router<Context: Sendable>: Sendable {
     struct Route: Sendable {
         let policy: ResponsePolicy
         let memo: Bool
+        /// Larger request bodies than the server's `bodyLimit` this route takes; nil: the server's.
+        var bodyLimit: Int? = nil
         let handler: RouteHandler<Context>
     }
 
@@ -91,9 +93,13 @@ public struct Router<Context: Sendable>: Sendable {
         _ template: String, policy: ResponsePolicy = .publicRead, memo: Bool = false, _ handler: @escaping RouteHandler<Context>
     ) { add(.get, template, policy: policy, memo: memo, handler) }
 
+    /// `bodyLimit`: the largest body this route reads, when it must take more than the server's
+    /// `bodyLimit` (every other route keeps that one; see `bodyLimit(for:path:)`).
     public mutating func post(
-        _ template: String, policy: ResponsePolicy = .publicRead, _ handler: @escaping RouteHandler<Context>
-    ) { add(.post, template, policy: policy, handler) }
+        _ template: String, policy: ResponsePolicy = .publicRead, bodyLimit: Int? = nil, _ handler: @escaping RouteHandler<Context>
+    ) {
+        insert(.post, PathTemplate(template), Route(policy: policy, memo: false, bodyLimit: bodyLimit, handler: handler))
+    }
 
     public mutating func put(
         _ template: String, policy: ResponsePolicy = .perClient, _ handler: @escaping RouteHandler<Context>
@@ -118,6 +124,11 @@ public struct Router<Context: Sendable>: Sendable {
             status: .methodNotAllowed, code: "invalid_request", description: "method \(request.method) is not allowed here")
             .adding(header: "Allow", Self.allow(entry, isPublic: isPublic))
         return (isPublic ? ResponsePolicy.publicRead : .perClient).apply(to: refused)
+    }
+
+    /// The body limit of the route `method` at `path` takes, when it set one.
+    public func bodyLimit(for method: HTTPMethod, path: Substring) -> Int? {
+        find(path.isEmpty ? "/" : path)?.0.route(method)?.bodyLimit
     }
 
     private func find(_ path: Substring) -> (PathRoutes, PathParameters)? {

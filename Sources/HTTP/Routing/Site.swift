@@ -106,6 +106,13 @@ public struct Site<Context: Sendable>: Sendable {
         return nil
     }
 
+    /// The body limit of the route `request` (its method, URL and headers; the body is not read
+    /// yet) goes to, when that route set one larger than the server's; nil otherwise.
+    public func bodyLimit(for request: HTTPRequest) -> Int? {
+        guard let (mount, path) = mount(for: request) else { return nil }
+        return mount.routers.lazy.compactMap { $0.bodyLimit(for: request.method, path: path) }.first
+    }
+
     private func answer(_ mount: Mount, path: Substring, request: HTTPRequest) -> HTTPResponse? {
         for router in mount.routers {
             if let response = router.respond(to: request, path: path, context: mount.context) { return response }

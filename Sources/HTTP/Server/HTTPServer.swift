@@ -17,6 +17,8 @@ public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
 public final class HTTPServer: @unchecked Sendable {
     public let configuration: HTTPServerConfiguration
     let handler: HTTPHandler
+    /// Asked, before a body over `configuration.bodyLimit` is read, whether its route takes more.
+    let routeBodyLimit: (@Sendable (HTTPRequest) -> Int?)?
     let accessLog: AccessLog
     let tooLarge: HTTPResponse
     let tooManyParameters: HTTPResponse
@@ -28,13 +30,18 @@ public final class HTTPServer: @unchecked Sendable {
     private var daemon: OpaquePointer?
 
     /// The access log is written when `logger.logLevel` is `.info` or lower at this point.
-    public init(configuration: HTTPServerConfiguration, logger: Logger, handler: @escaping HTTPHandler) {
+    /// `routeBodyLimit` names the larger limit of a route that takes bodies over the server's
+    /// `bodyLimit` (e.g. `site.bodyLimit(for:)`), given the request without its body; it is asked
+    /// only for such bodies, so every other request pays nothing for it.
+    public init(configuration: HTTPServerConfiguration, logger: Logger, routeBodyLimit: (@Sendable (HTTPRequest) -> Int?)? = nil,
+                handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
+        self.routeBodyLimit = routeBodyLimit
         self.accessLog = AccessLog(logger: logger)
         self.tooLarge = BuiltinResponses.payloadTooLarge(limit: configuration.bodyLimit)
         self.tooManyParameters = BuiltinResponses.tooManyQueryParameters(limit: configuration.queryParameterLimit)
-        self.discardLimit = max(configuration.bodyLimit, 1 << 20) &* 16
+        self.discardLimit = max(configuration.bodyLimit, 1 << 20) &* 16  // also past a route's own limit
         self.memo = ResponseMemo(byteBudget: configuration.memoBytes)
     }
 

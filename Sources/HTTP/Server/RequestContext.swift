@@ -13,6 +13,8 @@ final class RequestContext {
     /// Set on the first access callback, once headers are processed.
     @exclusivity(unchecked) var begun = false
     @exclusivity(unchecked) var body: [UInt8] = []
+    /// The most body bytes this request may send: the server's `bodyLimit`, or its route's own.
+    @exclusivity(unchecked) var bodyLimit = 0
     /// The body went over the limit: the rest is read and dropped, then 413 is sent.
     @exclusivity(unchecked) var tooLarge = false
     @exclusivity(unchecked) var discarded = 0

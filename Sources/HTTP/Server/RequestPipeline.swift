@@ -68,12 +68,17 @@ extension HTTPServer {
 
         if hasBody {
             let start = accessLog.isEnabled ? MonotonicClock.nanoseconds() : 0
-            if let declaredLength, declaredLength > configuration.bodyLimit {
-                return send(tooLarge, connection: connection, kind: HTTPMethod(cString: method), url: url, start: start)
+            var limit = configuration.bodyLimit
+            if let declaredLength, declaredLength > limit {
+                limit = routeLimit(connection: connection, method: method, url: url, rawQuery: context?.rawQuery)
+                if declaredLength > limit {
+                    return send(tooLarge(limit), connection: connection, kind: HTTPMethod(cString: method), url: url, start: start)
+                }
             }
             let receiving = context ?? RequestContext()
             if context == nil { state.pointee = Unmanaged.passRetained(receiving).toOpaque() }
             receiving.begun = true
+            receiving.bodyLimit = limit
             receiving.startNanos = start
             if let declaredLength { receiving.body.reserveCapacity(declaredLength) }
             return true
@@ -86,6 +91,21 @@ extension HTTPServer {
             state.pointee = marker
         }
         return true
+    }
+
+    /// The limit of the route a body over the server's `bodyLimit` goes to (`routeBodyLimit`, given
+    /// the request without its body), never below the server's own.
+    private func routeLimit(connection: OpaquePointer, method: UnsafePointer<CChar>, url: UnsafePointer<CChar>, rawQuery: String?) -> Int {
+        guard let routeBodyLimit else { return configuration.bodyLimit }
+        let request = HTTPRequest(
+            trustedMethod: HTTPMethod(cString: method), path: String(cString: url), rawQuery: rawQuery,
+            fields: ConnectionInfo.fields(connection), body: [], remote: .client(ConnectionInfo.clientAddress(connection)))
+        return max(configuration.bodyLimit, routeBodyLimit(request) ?? 0)
+    }
+
+    /// 413 for a body over `limit`: the answer built once for the server's limit, else a new one.
+    private func tooLarge(_ limit: Int) -> HTTPResponse {
+        limit == configuration.bodyLimit ? tooLarge : BuiltinResponses.payloadTooLarge(limit: limit)
     }
 
     /// Content-Length as a number, saturating at `Int.max` so a huge value still counts as too
@@ -117,7 +137,11 @@ extension HTTPServer {
                 context.discarded &+= size
                 return context.discarded <= discardLimit
             }
-            if context.body.count + size > configuration.bodyLimit {
+            if context.body.count + size > context.bodyLimit, context.bodyLimit == configuration.bodyLimit {
+                // A chunked body over the server's limit: its route may take more (asked once).
+                context.bodyLimit = routeLimit(connection: connection, method: method, url: url, rawQuery: context.rawQuery)
+            }
+            if context.body.count + size > context.bodyLimit {
                 // A chunked body has no length up front. Stop buffering now; the 413 can only be
                 // queued once MHD has read the whole request.
                 context.tooLarge = true
@@ -133,7 +157,7 @@ extension HTTPServer {
 
         let kind = HTTPMethod(cString: method)
         if context.tooLarge {
-            return send(tooLarge, connection: connection, kind: kind, url: url, start: context.startNanos)
+            return send(tooLarge(context.bodyLimit), connection: connection, kind: kind, url: url, start: context.startNanos)
         }
         let body = context.body
         context.body = []

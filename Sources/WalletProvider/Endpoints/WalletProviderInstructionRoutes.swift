@@ -12,7 +12,8 @@ extension WalletProviderRoutes {
             let challenge = try provider.issueInstructionChallenge(InstructionChallengeRequest.parse(Self.jsonObjectBody(request)))
             return .json(["challenge": .string(challenge)])
         }
-        router.post("/instructions/{name}", policy: .perClient) { _, request, parameters in
+        // Bodies up to a 1 MiB transfer payload and its instruction (the server's limit is 1 MiB).
+        router.post("/instructions/{name}", policy: .perClient, bodyLimit: InstructionRequest.maximumBodyLength) { _, request, parameters in
             do throws(WalletProviderError) {
                 let name = parameters.require("name")
                 let body = try Self.jsonObjectBody(request)

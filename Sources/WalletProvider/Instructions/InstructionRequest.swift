@@ -15,6 +15,13 @@ import JSON
 /// Shape errors are 400 `bad_request`, this provider's code for a malformed body.
 public struct InstructionRequest: Sendable {
     public static let type = "wp-instruction+jwt"
+    /// The longest instruction read: a device transfer's payload (`send_wallet_payload`, up to
+    /// `EncryptedTransferPayload.maximumLength`, 1 MiB) travels base64url-encoded in its claims,
+    /// 4/3 of its size; JWS's default (256 KiB) would cut it to under 200 KB.
+    public static let maximumLength = EncryptedTransferPayload.maximumLength / 3 * 4 + 64 * 1024
+    /// The instruction route's request body limit: the longest instruction and its hardware
+    /// signature, above the server's 1 MiB (which every other route keeps).
+    public static let maximumBodyLength = maximumLength + 8 * 1024
 
     public let compact: String
     public let jws: JWS
@@ -35,9 +42,7 @@ public struct InstructionRequest: Sendable {
         }
         let jws: JWS
         let claims: [String: JSONValue]
-        // The request body limit (1 MiB) bounds it; JWS's default (256 KiB) would cut a device
-        // transfer's payload (`send_wallet_payload`) to under 200 KB.
-        do throws(JOSEError) { (jws, claims) = try JWS.parseClaims(compact, maximumLength: 1 << 20) } catch {
+        do throws(JOSEError) { (jws, claims) = try JWS.parseClaims(compact, maximumLength: maximumLength) } catch {
             throw .badRequest("instruction is not a readable JWT: \(error)")
         }
         guard jws.type == type else { throw .badRequest("the instruction's typ must be \(type)") }
