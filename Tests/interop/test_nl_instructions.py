@@ -240,6 +240,29 @@ def test_a_device_bound_pid_needs_key_binding_to_the_challenge(server, wp):
     assert result["recovery_code"] == "stored"
 
 
+def test_presentations_made_by_the_sd_jwt_reference_holder(server, wp):
+    """Disclosures made by the `sd-jwt` reference implementation's holder, not by nlwallet.present:
+    without key binding for a PID on a held key, with a KB-JWT to the challenge for a device-bound one."""
+    from sd_jwt.holder import SDJWTHolder
+    from walletlib import jwcrypto_private
+    wallet = new_nl_wallet(wp)
+    pid, _ = pid_for_held_keys(server, wallet)
+    holder = SDJWTHolder(pid)
+    holder.create_presentation({"recovery_code": True})
+    assert wallet.result(disclose(wallet, holder.sd_jwt_presentation))["recovery_code"] == "stored"
+
+    other = new_nl_wallet(wp)
+    issuer = server.id("pid-provider")
+    device_wallet = Wallet(issuer)
+    answer = admin_offer(issuer, server.admin_token, persona(server, 2)["id"], ["urn:eudi:pid:1"])
+    token = device_wallet.pre_authorized_token(device_wallet.fetch_offer(answer))["access_token"]
+    out, [key] = device_wallet.credential(token, configuration_id="urn:eudi:pid:1")
+    challenge = other.challenge()
+    bound = SDJWTHolder(out["credentials"][0]["credential"])
+    bound.create_presentation({"recovery_code": True}, nonce=challenge, aud=wp, holder_key=jwcrypto_private(key), sign_alg="ES256")
+    assert other.result(disclose(other, bound.sd_jwt_presentation, challenge))["recovery_code"] == "stored"
+
+
 # ---------------------------------------------------------------------------- admin view (item 8, the account part)
 
 
