@@ -19,37 +19,18 @@ struct WalletPINRecoveryCommand: ParsableCommand {
         (account: active, the new PIN in force). Works from active or blocked.
         """)
 
-    @Argument(help: "The PID Provider's credential offer (URL, credential_offer_uri or JSON).") var offer: String
     @Option(name: .customLong("new-pin"), help: "The new PIN (its key is derived with a fresh salt; the PIN is never stored).")
     var newPIN: String
-    @Option(name: .customLong("tx-code"), help: "The offer's transaction code, when it has one.") var txCode: String?
-    @Option(help: "Recovery keys (and proofs) to ask for, 1 to 10.") var count = 1
-    @Flag(name: .customLong("continue-on-mismatch"),
-          help: "Go on although the preview's recovery code is not the stored PID's (to see the Wallet Provider refuse it).")
-    var continueOnMismatch = false
-    @Option(help: "The test wallet file (default: $XDG_DATA_HOME/trustbed/wallet.json).") var wallet: String?
-    @Flag(help: "Log every request and response, instructions included, to stderr.") var verbose = false
+    @OptionGroup var flow: NLRecoveryArguments
 
     func validate() throws {
         guard !newPIN.isEmpty else { throw ValidationError("--new-pin must not be empty") }
-        guard (1...10).contains(count) else { throw ValidationError("--count must be between 1 and 10") }
     }
 
     func run() throws {
-        var options = NLRecoveryOptions(offer: offer)
+        var options = flow.options
         options.newPIN = newPIN
-        options.txCode = txCode
-        options.count = count
-        options.continueOnMismatch = continueOnMismatch
-        options.walletPath = wallet
-        options.verbose = verbose
-        options.log = walletLog
-        do {
-            print(try NLRecoveryFlow(options: options).pinRecovery().serialized(pretty: true))
-        } catch {
-            walletLog("error: \(error)")
-            throw ExitCode(1)
-        }
+        try flow.run { try NLRecoveryFlow(options: options).pinRecovery() }
     }
 }
 
@@ -64,22 +45,36 @@ struct WalletRenewCommand: ParsableCommand {
         the wallet file with the ids of its provider-held keys.
         """)
 
-    @Argument(help: "The PID Provider's credential offer (URL, credential_offer_uri or JSON).") var offer: String
     @Option(help: "The account's PIN.") var pin: String
+    @OptionGroup var flow: NLRecoveryArguments
+
+    func validate() throws {
+        guard !pin.isEmpty else { throw ValidationError("--pin must not be empty") }
+    }
+
+    func run() throws {
+        let options = flow.options
+        try flow.run { try NLRecoveryFlow(options: options).renew(pin: pin) }
+    }
+}
+
+/// The arguments both recovery flows take, and how they run: the summary to stdout, an error to
+/// stderr with exit code 1.
+struct NLRecoveryArguments: ParsableArguments {
+    @Argument(help: "The PID Provider's credential offer (URL, credential_offer_uri or JSON).") var offer: String
     @Option(name: .customLong("tx-code"), help: "The offer's transaction code, when it has one.") var txCode: String?
-    @Option(help: "New keys (one PID each) to ask for, 1 to 10.") var count = 1
+    @Option(help: "New provider-held keys (one proof and PID each) to ask for, 1 to 10.") var count = 1
     @Flag(name: .customLong("continue-on-mismatch"),
-          help: "Go on although the preview's recovery code is not the stored PID's (to see the Wallet Provider undo the renewal).")
+          help: "Go on although the preview's recovery code is not the stored PID's (to see the Wallet Provider refuse it).")
     var continueOnMismatch = false
     @Option(help: "The test wallet file (default: $XDG_DATA_HOME/trustbed/wallet.json).") var wallet: String?
     @Flag(help: "Log every request and response, instructions included, to stderr.") var verbose = false
 
     func validate() throws {
-        guard !pin.isEmpty else { throw ValidationError("--pin must not be empty") }
         guard (1...10).contains(count) else { throw ValidationError("--count must be between 1 and 10") }
     }
 
-    func run() throws {
+    var options: NLRecoveryOptions {
         var options = NLRecoveryOptions(offer: offer)
         options.txCode = txCode
         options.count = count
@@ -87,8 +82,12 @@ struct WalletRenewCommand: ParsableCommand {
         options.walletPath = wallet
         options.verbose = verbose
         options.log = walletLog
+        return options
+    }
+
+    func run(_ flow: () throws -> JSONValue) throws {
         do {
-            print(try NLRecoveryFlow(options: options).renew(pin: pin).serialized(pretty: true))
+            print(try flow().serialized(pretty: true))
         } catch {
             walletLog("error: \(error)")
             throw ExitCode(1)
