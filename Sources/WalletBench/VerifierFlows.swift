@@ -122,6 +122,9 @@ final class PreparedAnswers<Answer> {
     func take() -> Answer? { answers.withLock { $0.popLast() } }
 }
 
+/// Its one stored property is the lock-guarded array; each answer moves to the thread taking it.
+extension PreparedAnswers: Sendable where Answer: Sendable {}
+
 /// `--flow apple`: per iteration a fresh nonce, the envelope `wallet apple-envelope` makes
 /// (device signature over the Apple SessionTranscript, HPKE seal to the merchant's
 /// certificate), posted to `<rp>/apple/identity`; counted verified when the report says so.
