@@ -20,6 +20,8 @@ struct VerifierSetup {
     let mdoc: StoredMDoc?
     /// Requests each thread makes and fetches before the clock starts (0: one per iteration).
     let prepare: Int
+    /// What the threads prepared, posted by whichever thread is free (see `PreparedAnswers`).
+    let prepared = PreparedAnswers<(request: PresentationRequest, form: [(String, String)])>()
 
     /// The DCQL queries the flows ask: name and birth date of the SD-JWT VC PID (a template the
     /// pages offer too), and the same three elements of the mdoc PID.
@@ -46,27 +48,26 @@ struct VerifierSetup {
 /// presentation (`verified`). With `--prepare N` each thread makes and fetches N requests and
 /// makes the wallet's answer to each before the clock starts (each answer bound to its own
 /// request's nonce and state, posted once: nothing is replayed), so the timed iteration is the
-/// POST to the `response_uri` and the verifier's verification alone; the thread stops when they
-/// are used up. The answers must reach the verifier within its key binding window
+/// POST to the `response_uri` and the verifier's verification alone; the threads stop when all
+/// of them are used up (`PreparedAnswers`). The answers must reach the verifier within its key binding window
 /// (`key_binding_max_age`, 300 s by default: `iat` is set when the answer is made).
 final class PresentationWorker: FlowWorker {
     let setup: VerifierSetup
     let http: WalletHTTP
     let presenter: WalletPresenter
     let adminHeaders: [String]
-    /// `--prepare`: requests with their answers, used from the end.
-    private var prepared: [(request: PresentationRequest, form: [(String, String)])] = []
 
     init(setup: VerifierSetup, http: WalletHTTP) throws {
         self.setup = setup
         self.http = http
         presenter = WalletPresenter(http: http)
         adminHeaders = ["Authorization: Bearer \(setup.adminToken)"]
+        var answers: [(request: PresentationRequest, form: [(String, String)])] = []
         for _ in 0..<setup.prepare {
             let request = try presenter.fetchRequest(link: try createRequest())
-            prepared.append((request, try presenter.answer(request, credentials: setup.credentials)))
+            answers.append((request, try presenter.answer(request, credentials: setup.credentials)))
         }
-        prepared.reverse()
+        setup.prepared.add(answers)
     }
 
     /// The relying party's request: `POST <rp>/admin/presentation-requests` (201) → its link.
@@ -83,7 +84,7 @@ final class PresentationWorker: FlowWorker {
         let request: PresentationRequest
         let form: [(String, String)]
         if setup.prepare > 0 {
-            guard let next = prepared.popLast() else { throw BenchRun.Exhausted() }
+            guard let next = setup.prepared.take() else { throw BenchRun.Exhausted() }
             (request, form) = next
         } else {
             step = .presentationRequest
@@ -103,6 +104,26 @@ final class PresentationWorker: FlowWorker {
         totals.verified += 1
     }
 }
+
+/// `--prepare`'s answers, one pool for all threads: a thread takes the next one whoever made
+/// it. libmicrohttpd keeps each keep-alive connection on the worker thread that accepted it,
+/// and the accepts split the client's connections unevenly (e.g. 6 and 10 of 16); when each
+/// thread posted only its own answers, the threads of the worker with fewer connections were
+/// done first and that worker's core then idled while the other served the rest alone, about a
+/// third of the run (docs/performance.md, Issue 22). From one pool every connection stays
+/// busy until the last answers.
+final class PreparedAnswers<Answer> {
+    private let answers = Locked<[Answer]>([])
+
+    func add(_ more: [Answer]) { answers.withLock { $0 += more } }
+
+    /// The next answer to post (the order does not matter: each is bound to its own request),
+    /// nil once all are taken.
+    func take() -> Answer? { answers.withLock { $0.popLast() } }
+}
+
+/// Its one stored property is the lock-guarded array; each answer moves to the thread taking it.
+extension PreparedAnswers: Sendable where Answer: Sendable {}
 
 /// `--flow apple`: per iteration a fresh nonce, the envelope `wallet apple-envelope` makes
 /// (device signature over the Apple SessionTranscript, HPKE seal to the merchant's

@@ -127,7 +127,7 @@ struct WalletBenchCommand: ParsableCommand {
     var merchantID = "merchant.org.trustbed.demo"
     @Option(name: .customLong("team-id"), help: "Apple team identifier (--flow apple; the demo's by default).") var teamID = "TRUSTBED01"
     @Option(help: ArgumentHelp("present-sdjwt / present-mdoc: requests each thread makes, fetches and answers before the clock starts (0: one per iteration).",
-                               discussion: "With N > 0 the timed iterations are the POST of a prepared answer and its verification alone, and each thread stops after N."))
+                               discussion: "With N > 0 the timed iterations are the POST of a prepared answer and its verification alone, and the threads post them from one pool until all are posted."))
     var prepare = 0
     @Option(help: "Instances each thread registers before the clock starts (attest, attest-legacy).") var instances = 4
     @Option(name: .customLong("device-format"),

@@ -100,7 +100,7 @@ for flow in present-sdjwt present-mdoc apple; do
 done
 for flow in present-sdjwt present-mdoc apple; do scenario "$flow" "$flow" --duration "$seconds"; done
 for flow in present-sdjwt present-mdoc; do
-    scenario "$flow-verify" "$flow" --prepare "$prepare" --count $((2 * prepare * concurrency))  # each thread stops after its own
+    scenario "$flow-verify" "$flow" --prepare "$prepare" --count $((2 * prepare * concurrency))  # the run ends when all prepared answers are posted
 done
 
 # A report's verified answers per second.

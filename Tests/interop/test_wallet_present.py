@@ -215,7 +215,7 @@ def test_bench_prepared_requests_time_the_verification_alone(server, wallet, flo
     """--prepare: each thread makes and fetches its requests and makes the answer to each before
     the clock ("clock started" on stderr, where verifier.sh reads the server's CPU); the timed
     iterations are the POST to the response_uri and the verification, every prepared answer
-    posted once and verified, and each thread stops after its own."""
+    posted once and verified, the threads posting from one pool until all are posted."""
     p = cli("wallet", "bench", "--flow", flow, "--verifier", server.id("relying-party"), "--wallet", str(wallet),
             "--admin-token", server.admin_token, "--concurrency", "2", "--prepare", "5", "--count", "100", "--json")
     report = json.loads(p.stdout)
