@@ -90,15 +90,27 @@ final class PINRecoveryWorker: FlowWorker {
     /// needs no other to be shown; RFC 9901 §5.2). The client's work, kept small so the
     /// benchmark's CPU per flow is mostly the servers'.
     static func recoveryCodePresentation(_ credential: String) throws -> String {
-        let parts = credential.split(separator: "~", omittingEmptySubsequences: false)
+        // On the UTF-8 bytes: splitting the ~5 KB PID as a String (grapheme by grapheme) and
+        // searching each decoded disclosure with a generic `starts(with:)` per offset were half
+        // of the client's CPU per recovery.
+        let bytes = Array(credential.utf8)
+        let parts = bytes.split(separator: UInt8(ascii: "~"), omittingEmptySubsequences: false)
         let marker = Array("\"recovery_code\"".utf8)
         for part in parts.dropFirst() where !part.isEmpty {
-            guard let bytes = Base64URL.decode(String(part)), bytes.count > marker.count,
-                  bytes.indices.contains(where: { bytes[$0...].starts(with: marker) }) else { continue }
-            if let disclosure = try? Disclosure(encoded: String(part)), disclosure.name == "recovery_code" {
-                return "\(parts[0])~\(part)~"
+            guard let decoded = part.withUnsafeBufferPointer({ Base64URL.decode($0) }), Self.contains(decoded, marker) else { continue }
+            let encoded = String(decoding: part, as: UTF8.self)
+            if let disclosure = try? Disclosure(encoded: encoded), disclosure.name == "recovery_code" {
+                return String(decoding: parts[0], as: UTF8.self) + "~" + encoded + "~"
             }
         }
         throw WalletError.malformed("the PID has no recovery_code disclosure")
+    }
+
+    private static func contains(_ bytes: [UInt8], _ marker: [UInt8]) -> Bool {
+        guard bytes.count > marker.count, let first = marker.first else { return false }
+        for i in 0 ... bytes.count - marker.count where bytes[i] == first && bytes[i ..< i + marker.count].elementsEqual(marker) {
+            return true
+        }
+        return false
     }
 }

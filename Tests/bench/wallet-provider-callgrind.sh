@@ -6,7 +6,8 @@
 # of one flow (the client runs natively: only the server is counted), then off, and the total
 # is divided by N. Flows as in wallet-provider.sh: register, attest, attest-legacy (development
 # instances), attest-legacy-android (Android instances under the CLI's test roots), and the
-# attested HAIP pid flow next to the plain SD-JWT flow it is compared with.
+# attested HAIP pid flow next to the plain SD-JWT flow it is compared with, and a whole NL PIN
+# recovery (pin-recovery, issue 21: its floor is <= 3x plain).
 #
 #   bash Tests/bench/wallet-provider-callgrind.sh [path/to/trustbed]
 #
@@ -50,6 +51,7 @@ flow_args() {
         attest-legacy-android) echo "--flow attest-legacy --provider $provider --device-format android --wallet $tmp/wallet.json" ;;
         plain) echo "--flow plain --issuer $base/pid-provider --admin-token $token --configuration $sd" ;;
         pid) echo "--flow pid --issuer $base/pid-provider-haip --provider $provider --admin-token $token --configuration $sd" ;;
+        pin-recovery) echo "--flow pin-recovery --issuer $base/pid-provider --provider $provider --admin-token $token --configuration $sd" ;;
     esac
 }
 
@@ -87,4 +89,4 @@ scenario() {
     return 0
 }
 
-for flow in register attest attest-legacy attest-legacy-android plain pid; do scenario "$flow"; done
+for flow in register attest attest-legacy attest-legacy-android plain pid pin-recovery; do scenario "$flow"; done
