@@ -62,14 +62,7 @@ public struct WalletAttestationRequest: Sendable {
         } catch {
             throw .badRequest("cnf.jwk: \(error)")
         }
-        let audience: [String]
-        if let single = claims["aud"]?.stringValue {
-            audience = [single]
-        } else if let list = claims["aud"]?.stringArray, !list.isEmpty {
-            audience = list
-        } else {
-            throw .badRequest("aud must be a string or an array of strings")
-        }
+        let audience = try DeviceRequestClaims(claims: claims).audience()
         let nonceMember = claims["challenge"] != nil ? "challenge" : "nonce"
         let nonce = try string(nonceMember)
         let tag = try string("hardware_key_tag")

@@ -30,17 +30,9 @@ public struct KeyAttestationRequest: Sendable {
         }
         guard jws.type == type else { throw .badRequest("the assertion's typ must be \(type)") }
         guard let tag = jws.keyID, !tag.isEmpty else { throw .badRequest("the header kid must be the hardware_key_tag") }
-        func string(_ name: String) throws(WalletProviderError) -> String {
-            guard let text = claims[name]?.stringValue, !text.isEmpty else { throw .badRequest("\(name) must be a non-empty string") }
-            return text
-        }
-        guard let iat = claims["iat"]?.intValue else { throw .badRequest("iat must be a number") }
-        let audience: [String]
-        if let single = claims["aud"]?.stringValue { audience = [single] } else if let list = claims["aud"]?.stringArray, !list.isEmpty {
-            audience = list
-        } else {
-            throw .badRequest("aud must be a string or an array of strings")
-        }
+        let read = DeviceRequestClaims(claims: claims)
+        let iat = try read.issuedAt()
+        let audience = try read.audience()
         guard let list = claims["keys"]?.arrayValue, !list.isEmpty, list.count <= maxKeys else {
             throw .badRequest("keys must be an array of 1 to \(maxKeys) public JWKs")
         }
@@ -57,9 +49,9 @@ public struct KeyAttestationRequest: Sendable {
             }
         }
         var cNonce: String?
-        if claims["c_nonce"] != nil { cNonce = try string("c_nonce") }
-        return KeyAttestationRequest(jws: jws, hardwareKeyTag: tag, issuer: try string("iss"), audience: audience, issuedAt: iat,
-                                     nonce: try string("nonce"), keys: keys, cNonce: cNonce)
+        if claims["c_nonce"] != nil { cNonce = try read.string("c_nonce") }
+        return KeyAttestationRequest(jws: jws, hardwareKeyTag: tag, issuer: try read.string("iss"), audience: audience, issuedAt: iat,
+                                     nonce: try read.string("nonce"), keys: keys, cNonce: cNonce)
     }
 }
 

@@ -46,24 +46,16 @@ public struct InstructionRequest: Sendable {
             throw .badRequest("instruction is not a readable JWT: \(error)")
         }
         guard jws.type == type else { throw .badRequest("the instruction's typ must be \(type)") }
-        func string(_ name: String) throws(WalletProviderError) -> String {
-            guard let text = claims[name]?.stringValue, !text.isEmpty else { throw .badRequest("\(name) must be a non-empty string") }
-            return text
-        }
-        guard let iat = claims["iat"]?.intValue else { throw .badRequest("iat must be a number") }
-        let audience: [String]
-        if let single = claims["aud"]?.stringValue { audience = [single] } else if let list = claims["aud"]?.stringArray, !list.isEmpty {
-            audience = list
-        } else {
-            throw .badRequest("aud must be a string or an array of strings")
-        }
+        let read = DeviceRequestClaims(claims: claims)
+        let iat = try read.issuedAt()
+        let audience = try read.audience()
         var params: [String: JSONValue] = [:]
         if let value = claims["params"] {
             guard let object = value.objectValue else { throw .invalidInstruction("params must be an object") }
             params = object
         }
-        return InstructionRequest(compact: compact, jws: jws, instance: try string("iss"), audience: audience,
-                                  challenge: try string("challenge"), issuedAt: iat, params: params, hardwareSignature: hardwareSignature)
+        return InstructionRequest(compact: compact, jws: jws, instance: try read.string("iss"), audience: audience,
+                                  challenge: try read.string("challenge"), issuedAt: iat, params: params, hardwareSignature: hardwareSignature)
     }
 }
 
