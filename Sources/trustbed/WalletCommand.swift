@@ -19,6 +19,14 @@ struct WalletCommand: ParsableCommand {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// Runs a wallet command's work, turning any failure into a message on stderr and exit status 1.
+func runWalletCommand(_ body: () throws -> Void) throws {
+    do { try body() } catch let exit as ExitCode { throw exit } catch {
+        walletLog("error: \(error)")
+        throw ExitCode(1)
+    }
+}
+
 struct WalletReceiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receive",

@@ -121,7 +121,7 @@ struct WalletInstructCommand: ParsableCommand {
     @Flag(help: "Log every request and response (method, URL, headers, body) to stderr.") var verbose = false
 
     func run() throws {
-        do {
+        try runWalletCommand {
             let file = try TestWalletFile.load(wallet ?? TestWalletFile.defaultPath())
             let (provider, tag, hardwareKey) = try file.nlInstance()
             guard let object = (try? JSONValue.parse(Array(params.utf8)))?.objectValue else {
@@ -132,9 +132,6 @@ struct WalletInstructCommand: ParsableCommand {
             let result = try WalletProviderClient(provider: provider, http: http)
                 .instruction(name, params: object, tag: tag, signer: try file.pinKey(pin: pin), hardwareKey: hardwareKey)
             print(result.serialized(pretty: true))
-        } catch {
-            walletLog("error: \(error)")
-            throw ExitCode(1)
         }
     }
 }

@@ -86,11 +86,6 @@ struct NLRecoveryArguments: ParsableArguments {
     }
 
     func run(_ flow: () throws -> JSONValue) throws {
-        do {
-            print(try flow().serialized(pretty: true))
-        } catch {
-            walletLog("error: \(error)")
-            throw ExitCode(1)
-        }
+        try runWalletCommand { print(try flow().serialized(pretty: true)) }
     }
 }

@@ -96,14 +96,6 @@ struct TransferStep {
     }
 }
 
-/// Runs a step, turning any failure into a message and exit status 1.
-func runTransferStep(_ body: () throws -> Void) throws {
-    do { try body() } catch let exit as ExitCode { throw exit } catch {
-        walletLog("error: \(error)")
-        throw ExitCode(1)
-    }
-}
-
 /// The QR code in the terminal: two modules per character cell (upper and lower half blocks),
 /// dark on light with the quiet zone, so a phone can scan it off the screen.
 func terminalQR(_ code: QRCode) -> String {

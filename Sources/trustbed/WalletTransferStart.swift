@@ -30,7 +30,7 @@ struct TransferStart: ParsableCommand {
     }
 
     func run() throws {
-        try runTransferStep {
+        try runWalletCommand {
             var step = try TransferStep(options)
             let challenge = try step.client.instructionChallenge(tag: step.tag)
             let disclosure = try RecoveryCodeDisclosure.presentation(from: step.file.credentials, provider: step.client.provider,

@@ -15,7 +15,7 @@ struct TransferConfirm: ParsableCommand {
     var appVersion = "1.0.0"
 
     func run() throws {
-        try runTransferStep {
+        try runWalletCommand {
             var step = try TransferStep(options)
             let content = try TransferQRContent.parse(qr)
             guard content.provider == step.client.provider else {
@@ -38,7 +38,7 @@ struct TransferSend: ParsableCommand {
     @OptionGroup var options: TransferOptions
 
     func run() throws {
-        try runTransferStep {
+        try runWalletCommand {
             var step = try TransferStep(options)
             let id = try step.sessionID()
             guard step.transfer["role"]?.stringValue == "source", let key = step.transfer["recipient_key"]?.objectValue else {
@@ -62,7 +62,7 @@ struct TransferReceive: ParsableCommand {
     @Option(help: "Seconds between polls.") var interval = 2
 
     func run() throws {
-        try runTransferStep {
+        try runWalletCommand {
             var step = try TransferStep(options)
             let id = try step.sessionID()
             guard step.transfer["role"]?.stringValue == "destination" else {
@@ -106,7 +106,7 @@ struct TransferComplete: ParsableCommand {
     @OptionGroup var options: TransferOptions
 
     func run() throws {
-        try runTransferStep {
+        try runWalletCommand {
             var step = try TransferStep(options)
             let id = try step.sessionID()
             let result = try step.instruction("complete_transfer", ["transfer_session_id": .string(id)])
@@ -126,7 +126,7 @@ struct TransferCancel: ParsableCommand {
     @OptionGroup var options: TransferOptions
 
     func run() throws {
-        try runTransferStep {
+        try runWalletCommand {
             var step = try TransferStep(options)
             let id = try step.sessionID()
             let result = try step.instruction("cancel_transfer", ["transfer_session_id": .string(id)])
@@ -148,7 +148,7 @@ struct TransferStatus: ParsableCommand {
     @Option(help: "Seconds between polls.") var interval = 2
 
     func run() throws {
-        try runTransferStep {
+        try runWalletCommand {
             var step = try TransferStep(options)
             let id = try step.sessionID()
             let deadline = Date().addingTimeInterval(TimeInterval(max(0, wait)))
