@@ -40,8 +40,22 @@ def fill_and_submit(driver, server, *, template: str, prefix: str, mode: str, sa
     submit_and_wait(driver)
 
 
+def between_refreshes(driver, read, attempts: int = 10):
+    """Runs `read` against the page as it is. A pending request's page reloads itself every three
+    seconds, so a read that straddles a reload finds its element gone (stale, or not there yet in
+    the next document): it is read again from the new page, which shows the same request."""
+    from selenium.common.exceptions import WebDriverException
+    for attempt in range(attempts):
+        try:
+            return read(driver)
+        except WebDriverException:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.2)
+
+
 def state(driver) -> str:
-    return driver.find_element(By.ID, "state").get_attribute("data-state")
+    return between_refreshes(driver, lambda d: d.find_element(By.ID, "state").get_attribute("data-state"))
 
 
 @pytest.mark.parametrize("viewport,prefix,mode", [("phone", "x509_hash", "direct_post.jwt"), ("desktop", "openid_federation", "direct_post")])
@@ -52,16 +66,20 @@ def test_verify_new_qr_to_verified_result(vp, artifacts, viewport, prefix, mode)
         fill_and_submit(driver, vp, template="name_and_birth_date", prefix=prefix, mode=mode)
         assert re.fullmatch(re.escape(rp(vp)) + r"/verify/(?!new$)[A-Za-z0-9_-]+", driver.current_url), driver.current_url
         assert state(driver) == "pending"
-        link = driver.find_element(By.ID, "request_link").text.strip()
+
+        def pending_page(d):
+            link = d.find_element(By.ID, "request_link").text.strip()
+            qr = d.find_element(By.CSS_SELECTOR, "img.qr")
+            return link, qr.is_displayed(), qr.size, qr.screenshot_as_png
+
+        link, shown, size, png = between_refreshes(driver, pending_page)
         assert link.startswith("openid4vp://?client_id=" + prefix + "%3A"), link
-        qr = driver.find_element(By.CSS_SELECTOR, "img.qr")
-        assert qr.is_displayed() and qr.size["width"] >= 150, qr.size
-        png = qr.screenshot_as_png
+        assert shown and size["width"] >= 150, size
         (artifacts / f"verify-qr-{viewport}.png").write_bytes(png)
-        screenshot(driver, artifacts, f"verify-pending-{viewport}")
+        between_refreshes(driver, lambda d: screenshot(d, artifacts, f"verify-pending-{viewport}"))
         assert decode_qr(png) == [link], "the QR code on screen must encode the link the page prints"
         if viewport == "phone":
-            no_horizontal_overflow(driver, driver.execute_script("return window.innerWidth"), "/verify/{id}")
+            between_refreshes(driver, lambda d: no_horizontal_overflow(d, d.execute_script("return window.innerWidth"), "/verify/{id}"))
 
         # The wallet answers the scanned link; the page refreshes on its own until the verdict shows.
         request_id = driver.current_url.rsplit("/", 1)[1]
