@@ -122,15 +122,24 @@ struct WalletInstructCommand: ParsableCommand {
 
     func run() throws {
         try runWalletCommand {
-            let file = try TestWalletFile.load(wallet ?? TestWalletFile.defaultPath())
+            var file = try TestWalletFile.load(wallet ?? TestWalletFile.defaultPath())
             let (provider, tag, hardwareKey) = try file.nlInstance()
             guard let object = (try? JSONValue.parse(Array(params.utf8)))?.objectValue else {
                 throw WalletError.usage("--params must be a JSON object")
             }
             let http = try WalletHTTP()
             if verbose { http.trace = walletLog }
-            let result = try WalletProviderClient(provider: provider, http: http)
-                .instruction(name, params: object, tag: tag, signer: try file.pinKey(pin: pin), hardwareKey: hardwareKey)
+            let reply = try WalletProviderClient(provider: provider, http: http)
+                .sendInstruction(name, params: object, tag: tag, signer: try file.pinKey(pin: pin), hardwareKey: hardwareKey)
+            guard reply.status == 200, let result = reply.result else {
+                // The wrong PIN that blocks the account is refused like the ones before it; the
+                // wallet file keeps the state the provider now holds, as `pin-recovery` reads it.
+                if reply.error == "account_blocked", file.nl["account_state"]?.stringValue != "blocked" {
+                    file.nl["account_state"] = "blocked"
+                    try file.save()
+                }
+                throw WalletError.server(step: "instruction \(name)", status: reply.status, body: reply.text)
+            }
             print(result.serialized(pretty: true))
         }
     }

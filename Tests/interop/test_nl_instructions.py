@@ -315,3 +315,9 @@ def test_cli_instruct(wp, tmp_path):
     assert p.returncode == 1 and "invalid_pin" in p.stderr and "attempts_left" in p.stderr, p.stderr
     p = run_cli("wallet", "instruct", "generate_keys", "--params", "[1]", "--pin", "1357", "--wallet", path, timeout=120)
     assert p.returncode == 1 and "--params" in p.stderr
+    # Three more wrong PINs block the account (pin_attempts 4): the wallet file records it.
+    for _ in range(3):
+        p = run_cli("wallet", "instruct", "generate_keys", "--pin", "0000", "--wallet", path, timeout=120)
+        assert p.returncode == 1, p.stderr
+    assert "account_blocked" in p.stderr, p.stderr
+    assert json.load(open(path))["nl"]["account_state"] == "blocked"
