@@ -87,6 +87,15 @@ struct TransferStep {
         walletLog("transfer \(record["session_id"]?.stringValue ?? "?"): \(state)")
     }
 
+    /// `complete_transfer` or `cancel_transfer`: the session ends either way, so the wallet file
+    /// forgets the session's ephemeral key (nothing more will be encrypted to it).
+    mutating func end(_ name: String, reaching state: String) throws {
+        let result = try instruction(name, ["transfer_session_id": .string(try sessionID())])
+        transfer["ephemeral_key"] = nil
+        try passed(result["state"]?.stringValue ?? state)
+        printSummary()
+    }
+
     /// The command's result on stdout: the session, this side and the states so far.
     func printSummary(_ extra: [String: JSONValue] = [:]) {
         var out: [String: JSONValue] = ["transfer_session_id": transfer["session_id"] ?? .null, "role": transfer["role"] ?? .null,

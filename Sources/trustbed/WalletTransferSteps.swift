@@ -108,13 +108,7 @@ struct TransferComplete: ParsableCommand {
     func run() throws {
         try runWalletCommand {
             var step = try TransferStep(options)
-            let id = try step.sessionID()
-            let result = try step.instruction("complete_transfer", ["transfer_session_id": .string(id)])
-            var transfer = step.transfer
-            transfer["ephemeral_key"] = nil  // its job is done: nothing else was encrypted to it
-            step.transfer = transfer
-            try step.passed(result["state"]?.stringValue ?? "completed")
-            step.printSummary()
+            try step.end("complete_transfer", reaching: "completed")
         }
     }
 }
@@ -128,13 +122,7 @@ struct TransferCancel: ParsableCommand {
     func run() throws {
         try runWalletCommand {
             var step = try TransferStep(options)
-            let id = try step.sessionID()
-            let result = try step.instruction("cancel_transfer", ["transfer_session_id": .string(id)])
-            var transfer = step.transfer
-            transfer["ephemeral_key"] = nil  // nothing will be encrypted to it any more
-            step.transfer = transfer
-            try step.passed(result["state"]?.stringValue ?? "cancelled")
-            step.printSummary()
+            try step.end("cancel_transfer", reaching: "cancelled")
         }
     }
 }
