@@ -10,7 +10,7 @@ import pytest
 
 from nlwallet import error_of
 from test_nl_transfer import APP, Pair
-from test_pages_chromium import artifacts, browser, no_horizontal_overflow, screenshot  # noqa: F401 (fixture)
+from test_pages_chromium import artifacts, browser, no_horizontal_overflow, screenshot, submit_and_wait  # noqa: F401 (fixture)
 from walletlib import start_pid_server
 
 from selenium.webdriver.common.by import By  # noqa: E402  (test_pages_chromium skipped the module without selenium)
@@ -35,20 +35,7 @@ def test_press_cancel_on_an_open_transfer(server, artifacts, viewport):  # noqa:
         no_horizontal_overflow(driver, driver.execute_script("return window.innerWidth"), "instances page with transfers")
         screenshot(driver, artifacts, f"wp-transfers-before-{viewport}")
 
-        old_html = driver.find_element(By.TAG_NAME, "html")
-        section.find_element(By.CSS_SELECTOR, 'button[type="submit"]').click()
-        from selenium.common.exceptions import StaleElementReferenceException
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        def replaced(d):
-            try:
-                old_html.tag_name
-                return False
-            except StaleElementReferenceException:
-                return d.execute_script("return document.readyState") == "complete"
-            except Exception:
-                return False
-        WebDriverWait(driver, 5, poll_frequency=0.05).until(replaced, "the cancel never loaded a new page")
+        submit_and_wait(driver, button=section.find_element(By.CSS_SELECTOR, 'button[type="submit"]'), what="the cancel")
         assert driver.find_element(By.CSS_SELECTOR, '[role="status"]').text == f"Cancelled transfer session {pair.session}."
         assert not driver.find_elements(By.ID, f"transfer-{pair.session}"), "a cancelled session is no longer open"
         screenshot(driver, artifacts, f"wp-transfers-after-{viewport}")

@@ -94,13 +94,13 @@ def no_horizontal_overflow(driver, width: int, what: str) -> None:
     assert scroll_width <= width, f"{what}: content is {scroll_width}px wide on a {width}px viewport"
 
 
-def submit_and_wait(driver, timeout: float = 5) -> None:
-    """Clicks the form's submit button and waits until the next document has replaced this one
-    (a click returns before the navigation it starts has finished)."""
+def submit_and_wait(driver, timeout: float = 5, button=None, what: str = "the form submission") -> None:
+    """Clicks the form's submit button (or `button`) and waits until the next document has
+    replaced this one (a click returns before the navigation it starts has finished)."""
     from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
     old_html = driver.find_element(By.TAG_NAME, "html")
-    driver.find_element(By.CSS_SELECTOR, 'form button[type="submit"], form input[type="submit"]').click()
+    (button or driver.find_element(By.CSS_SELECTOR, 'form button[type="submit"], form input[type="submit"]')).click()
 
     def replaced(d):
         try:
@@ -111,7 +111,7 @@ def submit_and_wait(driver, timeout: float = 5) -> None:
         except WebDriverException:  # mid-navigation: the old node is neither alive nor stale yet
             return False
 
-    WebDriverWait(driver, timeout, poll_frequency=0.05).until(replaced, "the form submission never loaded a new page")
+    WebDriverWait(driver, timeout, poll_frequency=0.05).until(replaced, f"{what} never loaded a new page")
 
 
 def decode_qr(png: bytes) -> list[str]:

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from harness import TrustbedServer
-from test_pages_chromium import artifacts, browser, no_horizontal_overflow, screenshot  # noqa: F401 (fixture)
+from test_pages_chromium import artifacts, browser, no_horizontal_overflow, screenshot, submit_and_wait  # noqa: F401 (fixture)
 from test_wallet_provider import Instance, assert_error, token, wp
 
 from selenium.webdriver.common.by import By  # noqa: E402  (test_pages_chromium skipped the module without selenium)
@@ -42,20 +42,7 @@ def test_press_revoke_and_the_state_changes(wp_server, artifacts, viewport):  # 
 
         section = driver.find_element(By.ID, f"instance-{tag}")
         section.find_element(By.NAME, "reason").send_keys("lost phone")
-        old_html = driver.find_element(By.TAG_NAME, "html")
-        section.find_element(By.CSS_SELECTOR, 'button[type="submit"]').click()
-        from selenium.webdriver.support.ui import WebDriverWait
-        from selenium.common.exceptions import StaleElementReferenceException
-
-        def replaced(d):
-            try:
-                old_html.tag_name
-                return False
-            except StaleElementReferenceException:
-                return d.execute_script("return document.readyState") == "complete"
-            except Exception:
-                return False
-        WebDriverWait(driver, 5, poll_frequency=0.05).until(replaced, "the revoke never loaded a new page")
+        submit_and_wait(driver, button=section.find_element(By.CSS_SELECTOR, 'button[type="submit"]'), what="the revoke")
 
         assert driver.find_element(By.CSS_SELECTOR, '[role="status"]').text.startswith(f"Revoked {tag}")
         assert state_of(driver, tag) == "installed"
