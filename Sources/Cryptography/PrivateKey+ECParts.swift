@@ -1,6 +1,3 @@
-import Foundation
-import SwiftASN1
-
 /// An EC private key as its JWK parts (RFC 7518 §6.2.2: `crv`, `x`, `y`, `d`), for the CLI's test
 /// wallet file, which keeps its keys as private JWKs. Through PKCS#8 DER (swift-asn1) and the
 /// usual import, so OpenSSL still checks the key.
@@ -19,33 +16,8 @@ extension PrivateKey {
         }
         let size = curve.coordinateSize
         guard d.count == size, x.count == size, y.count == size else { throw CryptoError.invalidKey("EC key parts of the wrong size") }
-        let oid: ASN1ObjectIdentifier
-        switch curve {
-        case .p256: oid = .NamedCurves.secp256r1
-        case .p384: oid = .NamedCurves.secp384r1
-        case .p521: oid = .NamedCurves.secp521r1
-        }
         // RFC 5915 §3 ECPrivateKey inside RFC 5208 §5 PrivateKeyInfo, the shape OpenSSL writes.
-        var ecKey = DER.Serializer()
-        try ecKey.appendConstructedNode(identifier: .sequence) { s in
-            try s.serialize(1)
-            try s.serialize(ASN1OctetString(contentBytes: d[...]))
-            try s.serialize(explicitlyTaggedWithTagNumber: 1, tagClass: .contextSpecific) { s in
-                try s.serialize(ASN1BitString(bytes: ([0x04] + x + y)[...]))
-            }
-        }
-        var info = DER.Serializer()
-        try info.appendConstructedNode(identifier: .sequence) { s in
-            try s.serialize(0)
-            try s.appendConstructedNode(identifier: .sequence) { s in
-                try s.serialize(ASN1ObjectIdentifier.AlgorithmIdentifier.idEcPublicKey)
-                try s.serialize(oid)
-            }
-            try s.serialize(ASN1OctetString(contentBytes: ecKey.serializedBytes[...]))
-        }
-        let pem = "-----BEGIN PRIVATE KEY-----\n" + Data(info.serializedBytes).base64EncodedString(options: .lineLength64Characters)
-            + "\n-----END PRIVATE KEY-----\n"
-        try self.init(pem: pem)
+        try self.init(pem: PKCS8ECKey(curve: curve, privateScalar: d, publicPoint: [0x04] + x + y).pem())
         let probe: [UInt8] = Array("trustbed key check".utf8)
         let algorithm: SignatureAlgorithm = curve == .p256 ? .ES256 : curve == .p384 ? .ES384 : .ES512
         guard publicKey.verify(signature: try sign(probe, algorithm: algorithm), data: probe, algorithm: algorithm) else {

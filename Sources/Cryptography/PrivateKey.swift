@@ -72,8 +72,16 @@ public final class PrivateKey: @unchecked Sendable {
         try self.init(adopting: try PEMCodec.readPrivateKey(pem))
     }
 
-    /// Unencrypted PKCS#8 ("-----BEGIN PRIVATE KEY-----").
-    public func pemPKCS8() throws(CryptoError) -> String { try PEMCodec.writePrivateKey(pkey) }
+    /// Unencrypted PKCS#8 ("-----BEGIN PRIVATE KEY-----"). An EC key's is written from its
+    /// parts (`PKCS8ECKey.pem`, the same text OpenSSL's encoder writes); any other key, or an EC
+    /// key whose scalar OpenSSL does not export, through OpenSSL's encoder.
+    public func pemPKCS8() throws(CryptoError) -> String {
+        if case .ec(let curve) = kind, let parts = PKCS8ECKey(curve: curve, pkey: pkey, components: publicComponents),
+           let pem = try? parts.pem() {
+            return pem
+        }
+        return try PEMCodec.writePrivateKey(pkey)
+    }
 
     /// The JWS signature over `data`: r||s for ECDSA, raw for EdDSA, PKCS#1 v1.5 or PSS for RSA.
     public func sign(_ data: [UInt8], algorithm: SignatureAlgorithm) throws(CryptoError) -> [UInt8] {

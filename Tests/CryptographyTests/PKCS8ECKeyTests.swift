@@ -44,6 +44,26 @@ final class PKCS8ECKeyTests: XCTestCase {
         }
     }
 
+    /// `pemPKCS8` writes an EC key from its parts: the very text OpenSSL's encoder writes, for
+    /// generated keys and for keys read back (on the EC_KEY fast path, where OpenSSL's encoder
+    /// is the fallback), and the text reads back to the same key.
+    func testPKCS8FromPartsIsWhatOpenSSLsEncoderWrites() throws {
+        for algorithm in Self.ecAlgorithms {
+            for _ in 0 ..< 8 {
+                let key = try PrivateKey(generatingFor: algorithm)
+                XCTAssertNotNil(PKCS8ECKey(curve: try XCTUnwrap(algorithm.ellipticCurve), pkey: key.pkey, components: key.publicComponents),
+                                "a generated key's scalar is read from its parts (\(algorithm))")
+                let written = try key.pemPKCS8()
+                XCTAssertEqual(written, try PEMCodec.writePrivateKey(key.pkey), "\(algorithm)")
+                let restored = try PrivateKey(pem: written)
+                XCTAssertEqual(restored.publicComponents, key.publicComponents)
+                XCTAssertEqual(try restored.pemPKCS8(), written, "\(algorithm)")
+                let signature = try restored.sign(message, algorithm: algorithm)
+                XCTAssertTrue(key.publicKey.verify(signature: signature, data: message, algorithm: algorithm))
+            }
+        }
+    }
+
     /// A P-384 key from the openssl CLI (`openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384`).
     func testKeyFromTheOpenSSLCommandLine() throws {
         let cli = """
