@@ -36,7 +36,7 @@ enum KeyComponentsImport {
 
     /// One OSSL_PARAM. Names are StaticStrings because OSSL_PARAM_BLD keeps the name pointer
     /// until OSSL_PARAM_BLD_to_param, longer than a bridged String's temporary would live.
-    private enum Parameter {
+    enum Parameter {
         case utf8(StaticString, String)
         case octets(StaticString, [UInt8])
         case bigNumber(StaticString, [UInt8])
@@ -46,7 +46,7 @@ enum KeyComponentsImport {
     static let publicKeySelection = Int32(
         OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS | OSSL_KEYMGMT_SELECT_OTHER_PARAMETERS | OSSL_KEYMGMT_SELECT_PUBLIC_KEY)
 
-    private static func build(type: String, _ parameters: [Parameter],
+    static func build(type: String, _ parameters: [Parameter],
                               selection: Int32 = publicKeySelection) throws(CryptoError) -> OpaquePointer {
         guard let bld = OSSL_PARAM_BLD_new() else { throw .invalidKey("out of memory") }
         defer { OSSL_PARAM_BLD_free(bld) }

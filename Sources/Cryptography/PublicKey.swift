@@ -6,8 +6,9 @@ public final class PublicKey: @unchecked Sendable {
     let kind: KeyKind
     public let components: PublicKeyComponents
     /// For an EC key imported from its numbers: the legacy EC_KEY inside `pkey`, which
-    /// `verify` uses directly (the EC_KEY fast path, Legacy/ECKeyFastPath.swift).
-    private let legacyEC: OpaquePointer?
+    /// `verify` uses directly (the EC_KEY fast path, Legacy/ECKeyFastPath.swift). ECDH never
+    /// uses it: `PrivateKey.sharedSecret` gives OpenSSL a provider copy of such a peer.
+    let legacyEC: OpaquePointer?
 
     /// Takes ownership of `pkey`, freeing it if the key is not one JOSE can use.
     init(adopting pkey: OpaquePointer) throws(CryptoError) {

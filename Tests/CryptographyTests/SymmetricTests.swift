@@ -125,6 +125,29 @@ final class SymmetricTests: XCTestCase {
         }
     }
 
+    /// A peer imported from its coordinates (a JWE's `epk`, a COSE key) is a key on the EC_KEY
+    /// fast path; the ECDH gives OpenSSL a provider copy of its point (`ECDHPeer`) and must
+    /// agree with the same peer as OpenSSL generated it, from many threads at once (the copy
+    /// is made from a per-curve template they share).
+    func testECDHWithAPeerImportedFromItsCoordinates() throws {
+        for curve in ["P-256", "P-384", "P-521"] {
+            let a = try PrivateKey(generatingECCurve: curve), b = try PrivateKey(generatingECCurve: curve)
+            let expected = try a.sharedSecret(with: b.publicKey)
+            let imported = try PublicKey(components: b.publicKey.components)
+            let results = LockedArray()
+            DispatchQueue.concurrentPerform(iterations: 32) { _ in results.append(try? a.sharedSecret(with: imported)) }
+            XCTAssertEqual(results.values, Array(repeating: expected, count: 32), curve)
+            XCTAssertEqual(try b.sharedSecret(with: PublicKey(components: a.publicKey.components)), expected, curve)
+        }
+    }
+
+    private final class LockedArray: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: [[UInt8]?] = []
+        func append(_ value: [UInt8]?) { lock.lock(); stored.append(value); lock.unlock() }
+        var values: [[UInt8]?] { lock.lock(); defer { lock.unlock() }; return stored }
+    }
+
     func testECDHAgreesOnEveryCurveAndRefusesMismatches() throws {
         for curve in ["P-256", "P-384", "P-521"] {
             let a = try PrivateKey(generatingECCurve: curve), b = try PrivateKey(generatingECCurve: curve)
@@ -133,6 +156,7 @@ final class SymmetricTests: XCTestCase {
         }
         let p256 = try PrivateKey(generatingECCurve: "P-256"), p384 = try PrivateKey(generatingECCurve: "P-384")
         XCTAssertThrowsError(try p256.sharedSecret(with: p384.publicKey))
+        XCTAssertThrowsError(try p256.sharedSecret(with: PublicKey(components: p384.publicKey.components)))
         let ed = try PrivateKey(generatingFor: .EdDSA)
         XCTAssertThrowsError(try ed.sharedSecret(with: p256.publicKey))
         XCTAssertThrowsError(try p256.sharedSecret(with: ed.publicKey))

@@ -25,7 +25,9 @@ extension PrivateKey {
     ///
     /// The peer point is not validated again here: every `PublicKey` got its point through
     /// OpenSSL's point decoding, which refuses a point off the curve (the JWK/COSE import, DER,
-    /// certificates; PEM adds EVP_PKEY_public_check_quick), and OpenSSL's ECDH refuses a shared
+    /// certificates; PEM adds EVP_PKEY_public_check_quick; a peer on the EC_KEY fast path is
+    /// given to OpenSSL as a provider copy, `ECDHPeer`, whose point is decoded again by
+    /// EC_POINT_oct2point with the same check), and OpenSSL's ECDH refuses a shared
     /// point at infinity. That is the ECC partial public-key validation of NIST SP 800-56A
     /// Rev. 3 §5.6.2.3.4, which for the prime-order curves used here (P-256, P-384, P-521:
     /// cofactor 1) is as strong as the full validation of §5.6.2.3.3, whose extra step
@@ -40,7 +42,10 @@ extension PrivateKey {
         guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { throw .internalFailure("EVP_PKEY_CTX_new") }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_derive_init(ctx) == 1 else { OpenSSLErrors.clear(); throw .internalFailure("derive init") }
-        guard EVP_PKEY_derive_set_peer_ex(ctx, peer.pkey, 0) == 1 else {
+        let peerKey: (pkey: OpaquePointer, owned: Bool)
+        do { peerKey = try ECDHPeer.key(for: peer, curve: theirs) } catch { throw .keyAgreementFailed("peer key rejected") }
+        defer { if peerKey.owned { EVP_PKEY_free(peerKey.pkey) } }
+        guard EVP_PKEY_derive_set_peer_ex(ctx, peerKey.pkey, 0) == 1 else {
             OpenSSLErrors.clear(); throw .keyAgreementFailed("peer key rejected")
         }
         var length = 0
