@@ -112,7 +112,10 @@ final class HTTPStatementFetcherTests: XCTestCase {
         let fetcher = HTTPStatementFetcher(allowedOrigins: [base], maxConcurrentPerOrigin: 1)
         let first = DispatchSemaphore(value: 0)
         DispatchQueue.global().async { _ = try? fetcher.get(base + "/a", deadline: .after(seconds: 5)); first.signal() }
-        Thread.sleep(forTimeInterval: 0.1)
+        // The first fetch holds the slot once the server has its request (a fixed pause lost
+        // the race on a loaded machine).
+        let arrival = Date()
+        while hits.current == 0, Date().timeIntervalSince(arrival) < 5 { Thread.sleep(forTimeInterval: 0.005) }
         let start = Date()
         let error = failure { () throws(FederationError) in try fetcher.get(base + "/b", deadline: .after(seconds: 0.2)) }
         XCTAssertEqual(error?.code, "temporarily_unavailable")

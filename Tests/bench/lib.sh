@@ -94,3 +94,11 @@ wrk_errors() {
 }
 # Median of the numbers given as arguments ("" when none).
 median() { printf '%s\n' "$@" | awk 'NF { print $1 }' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# judge NAME UNIT FLOOR at-least|at-most FIGURE...: a floor judged on the median of a scenario's
+# rounds (this VM's speed moves by up to a third between runs minutes apart), every round shown.
+judge() {
+    local name=$1 unit=$2 wanted=$3 way=$4 got; shift 4
+    got=$(median "$@")
+    if awk -v g="$got" -v w="$wanted" -v way="$way" 'BEGIN { exit !(way == "at-least" ? g + 0 >= w : g + 0 <= w) }'
+    then echo "PASS $name: $got $unit (median of $*; floor $wanted)"; else echo "MISS $name: $got $unit (median of $*; floor $wanted)"; fi
+}
