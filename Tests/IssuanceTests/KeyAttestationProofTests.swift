@@ -12,7 +12,6 @@ import XCTest
 /// project's own signer by `OAuthFixture.attesterKey`, certified under `OAuthFixture.attestationRoot`.
 final class KeyAttestationProofTests: XCTestCase {
     private let now = OAuthFixture.start
-    private let trust = AttestationIssuerTrust(roots: [OAuthFixture.attestationRoot], trustAnchors: [], walletProviders: nil)
 
     private func attestation(_ keys: [PrivateKey], header: [String: JSONValue] = [:], claims: [String: JSONValue] = [:],
                              signer: PrivateKey = OAuthFixture.attesterKey,
@@ -24,22 +23,6 @@ final class KeyAttestationProofTests: XCTestCase {
                                       "attested_keys": .array(keys.map(OAuthFixture.publicJWK))]
         for (k, v) in claims { if v.isNull { c.removeValue(forKey: k) } else { c[k] = v } }
         return OAuthFixture.sign(h, c, signer)
-    }
-
-    /// `compact` with its header replaced (the signature no longer matches; the check of `alg`
-    /// comes first).
-    private func withHeader(_ compact: String, _ header: JSONValue, signature: String? = nil) -> String {
-        let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
-        return Base64URL.encode(header.bytes) + "." + parts[1] + "." + (signature ?? String(parts[2]))
-    }
-
-    private func refusal(_ compact: String) -> String? {
-        do {
-            _ = try KeyAttestation.verify(compact, trust: trust, now: now)
-            return nil
-        } catch {
-            return error.description
-        }
     }
 
     func testKidIndexProofAndAttestationProofAtTheProvider() throws {

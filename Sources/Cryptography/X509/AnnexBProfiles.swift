@@ -54,27 +54,10 @@ public enum AnnexB {
         subjectKey: PublicKey, iaca: Certificate, iacaKey: PrivateKey, organization: String? = nil,
         commonName: String, issuerAltName: GeneralName, subjectAltNames: [GeneralName] = [], crlURL: String, validity: Validity
     ) throws(CertificateError) -> Certificate {
-        guard validity.duration > 0, validity.duration <= maximumDocumentSignerValidity else {
-            throw CertificateError(.invalidEncoding, "document signer validity must be at most 457 days")
-        }
-        guard validity.notBefore >= iaca.notBefore, validity.notAfter <= iaca.notAfter else {
-            throw CertificateError(.invalidEncoding, "document signer validity must lie within the IACA's")
-        }
-        let iacaName = iaca.subject
-        guard let country = iacaName.country else { throw CertificateError(.invalidName, "IACA has no country") }
-        let name = DistinguishedName(
-            country: country, stateOrProvince: iacaName.stateOrProvince, organization: organization, commonName: commonName)
-        let builder = CertificateBuilder(
-            subject: name, subjectKey: subjectKey, notBefore: validity.notBefore, notAfter: validity.notAfter,
-            extensions: [
-                .authorityKeyIdentifier,
-                .subjectKeyIdentifier,
-                .keyUsage([.digitalSignature]),
-                .extendedKeyUsage([documentSignerEKU], critical: true),
-                .issuerAlternativeName([issuerAltName]),
-                .crlDistributionPoints([crlURL]),
-            ] + (subjectAltNames.isEmpty ? [] : [.subjectAlternativeName(subjectAltNames)]))
-        return try builder.sign(issuer: iaca, key: iacaKey)
+        try makeIssuerCertificate(
+            "document signer", subjectKey: subjectKey, iaca: iaca, iacaKey: iacaKey, organization: organization,
+            commonName: commonName, issuerAltName: issuerAltName, subjectAltNames: subjectAltNames, crlURL: crlURL,
+            validity: validity, extendedKeyUsage: [documentSignerEKU])
     }
 
     /// A certificate under `iaca` for what an issuer signs besides mdocs (SD-JWT VCs, status
@@ -88,25 +71,36 @@ public enum AnnexB {
         subjectKey: PublicKey, iaca: Certificate, iacaKey: PrivateKey, organization: String? = nil,
         commonName: String, issuerAltName: GeneralName, subjectAltNames: [GeneralName], crlURL: String, validity: Validity
     ) throws(CertificateError) -> Certificate {
+        try makeIssuerCertificate(
+            "credential signer", subjectKey: subjectKey, iaca: iaca, iacaKey: iacaKey, organization: organization,
+            commonName: commonName, issuerAltName: issuerAltName, subjectAltNames: subjectAltNames, crlURL: crlURL,
+            validity: validity, extendedKeyUsage: nil)
+    }
+
+    /// The Table B.3 profile both signers share, with the document signer's critical
+    /// extendedKeyUsage when `extendedKeyUsage` is given.
+    private static func makeIssuerCertificate(
+        _ what: String, subjectKey: PublicKey, iaca: Certificate, iacaKey: PrivateKey, organization: String?,
+        commonName: String, issuerAltName: GeneralName, subjectAltNames: [GeneralName], crlURL: String, validity: Validity,
+        extendedKeyUsage: [String]?
+    ) throws(CertificateError) -> Certificate {
         guard validity.duration > 0, validity.duration <= maximumDocumentSignerValidity else {
-            throw CertificateError(.invalidEncoding, "credential signer validity must be at most 457 days")
+            throw CertificateError(.invalidEncoding, "\(what) validity must be at most 457 days")
         }
         guard validity.notBefore >= iaca.notBefore, validity.notAfter <= iaca.notAfter else {
-            throw CertificateError(.invalidEncoding, "credential signer validity must lie within the IACA's")
+            throw CertificateError(.invalidEncoding, "\(what) validity must lie within the IACA's")
         }
         let iacaName = iaca.subject
         guard let country = iacaName.country else { throw CertificateError(.invalidName, "IACA has no country") }
         let name = DistinguishedName(
             country: country, stateOrProvince: iacaName.stateOrProvince, organization: organization, commonName: commonName)
+        var extensions: [CertificateExtension] = [.authorityKeyIdentifier, .subjectKeyIdentifier, .keyUsage([.digitalSignature])]
+        if let extendedKeyUsage { extensions.append(.extendedKeyUsage(extendedKeyUsage, critical: true)) }
+        extensions += [.issuerAlternativeName([issuerAltName]), .crlDistributionPoints([crlURL])]
+        if !subjectAltNames.isEmpty { extensions.append(.subjectAlternativeName(subjectAltNames)) }
         let builder = CertificateBuilder(
             subject: name, subjectKey: subjectKey, notBefore: validity.notBefore, notAfter: validity.notAfter,
-            extensions: [
-                .authorityKeyIdentifier,
-                .subjectKeyIdentifier,
-                .keyUsage([.digitalSignature]),
-                .issuerAlternativeName([issuerAltName]),
-                .crlDistributionPoints([crlURL]),
-            ] + (subjectAltNames.isEmpty ? [] : [.subjectAlternativeName(subjectAltNames)]))
+            extensions: extensions)
         return try builder.sign(issuer: iaca, key: iacaKey)
     }
 
