@@ -123,6 +123,26 @@ final class ECDSAVerificationTests: XCTestCase {
         XCTAssertTrue(reread.verify(signature: signature, data: message, algorithm: .ES256))
     }
 
+    /// r || s to DER is written in one pass into a buffer of the largest size (2 × coordinate
+    /// size + 9): the largest signature of each curve (r and s all ones, each needing a leading
+    /// zero; for P-521 it fills the buffer exactly) fits and reads back; the smallest (r = s = 1)
+    /// is short DER.
+    func testDEROfTheLargestAndSmallestSignatures() throws {
+        for curve in EllipticCurve.allCases {
+            let size = curve.coordinateSize
+            let largest = [UInt8](repeating: 0xFF, count: 2 * size)
+            let der = try XCTUnwrap(ECDSASignatureEncoding.der(fromRaw: largest, coordinateSize: size))
+            // Two INTEGERs of size + 1 bytes; the SEQUENCE's length needs a second byte from 128 on (P-521).
+            let content = 2 * (2 + size + 1)
+            XCTAssertEqual(der.count, content + (content < 128 ? 2 : 3), "\(curve)")
+            XCTAssertLessThanOrEqual(der.count, 2 * size + 9, "\(curve)")
+            XCTAssertEqual(ECDSASignatureEncoding.raw(fromDER: der, coordinateSize: size), largest, "\(curve)")
+            let one = [UInt8](repeating: 0, count: size - 1) + [1]
+            XCTAssertEqual(ECDSASignatureEncoding.der(fromRaw: one + one, coordinateSize: size), [0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01])
+            XCTAssertNil(ECDSASignatureEncoding.der(fromRaw: largest + [0], coordinateSize: size))
+        }
+    }
+
     /// A point off the curve is refused at import, as before.
     func testPointOffTheCurveIsRefused() throws {
         let key = try PrivateKey(generatingFor: .ES256)
