@@ -50,11 +50,13 @@ enum KeyComponentsImport {
     }
 
     /// An EC key pair (owned by the caller) from its private scalar and its public point
-    /// (SEC 1 uncompressed), with EVP_PKEY_fromdata: OpenSSL has no non-deprecated way to give
-    /// a copied key a private scalar, so the group is built again here, but the context comes
-    /// from the curve's template (no key-management fetch by name) and the point is taken as
-    /// given, not recomputed from the scalar, as OpenSSL's decoder takes it from the DER. The
-    /// point is decoded with the on-curve check of `ecPublicKey`.
+    /// (SEC 1 uncompressed), with EVP_PKEY_fromdata. OpenSSL 3.0 has no non-deprecated way to
+    /// give a copied key a private scalar (EVP_PKEY_set_bn_param of "priv" on a copy of the
+    /// template returns 1 and leaves the key without it), so the group is built again here (a
+    /// reused EC decoder context costs the same); but the context comes from the curve's
+    /// template (no key-management fetch by name), and the point is taken as given, not
+    /// recomputed from the scalar, as OpenSSL's decoder takes it from the DER. The point is
+    /// decoded with the on-curve check of `ecPublicKey`.
     static func ecKeyPair(curve: EllipticCurve, scalar: [UInt8], point: [UInt8]) throws(CryptoError) -> OpaquePointer {
         try build(type: "EC", [.utf8("group", curve.joseName), .secretBigNumber("priv", scalar), .octets("pub", point)],
                   selection: keyPairSelection, template: try CurveTemplate.of(curve).key)
