@@ -32,9 +32,6 @@ let package = Package(
         // C code over the system libraries (a .c and its include/ header; the shims above stay
         // declarations).
         .target(name: "CMicroHTTPDSupport", dependencies: ["CMicroHTTPD"]),
-        // The only C code calling OpenSSL APIs deprecated since 3.0: Cryptography's EC_KEY fast
-        // path (Sources/Cryptography/Legacy/ECKeyFastPath.swift).
-        .target(name: "COpenSSLLegacy", dependencies: ["COpenSSL"]),
         // C++ over zxing-cpp and libpng behind a plain C function: reads the QR code in a PNG
         // (the verifier's `POST <rp>/verify/pixelpass` with an image body). Neither library
         // needs a module map: only the .cpp includes their headers.
@@ -45,7 +42,7 @@ let package = Package(
         .target(name: "Support"),
         // Not "Crypto": that is swift-crypto's module name, and a user adding it would clash.
         .target(name: "Cryptography", dependencies: [
-            "COpenSSL", "COpenSSLLegacy", "Support", .product(name: "SwiftASN1", package: "swift-asn1"),
+            "COpenSSL", "Support", .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
         // The server, its routing, and what every hosted service shares there (`HostedService`,
         // the admin bearer check, which compares digests with `Cryptography`'s constant-time check).

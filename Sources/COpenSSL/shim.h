@@ -1,7 +1,7 @@
 #ifndef TRUSTBED_COPENSSL_SHIM_H
 #define TRUSTBED_COPENSSL_SHIM_H
-/* Declarations only. The calls to APIs deprecated since OpenSSL 3.0 (the EC_KEY fast path) are
-   made in the COpenSSLLegacy target, never from Swift. */
+/* Declarations only. Nothing deprecated since OpenSSL 3.0 (legacy EC keys and the ECDSA
+   calls on them, ...) is called: Swift warns on such a call, and the build has no such warning. */
 #include <openssl/evp.h>
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>

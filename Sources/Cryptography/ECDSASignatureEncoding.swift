@@ -33,13 +33,17 @@ enum ECDSASignatureEncoding {
             if let s { BN_free(s) }
             return nil
         }
-        let length = i2d_ECDSA_SIG(sig, nil)
-        guard length > 0 else { OpenSSLErrors.clear(); return nil }
-        var out = [UInt8](repeating: 0, count: Int(length))
-        let written = out.withUnsafeMutableBufferPointer { buffer in
+        // One encoding pass into a buffer of the largest size (asking i2d for the length first
+        // encodes the whole signature twice): a SEQUENCE of two INTEGERs of at most
+        // coordinateSize + 1 bytes each (a leading zero), every length field one byte except the
+        // SEQUENCE's, which is at most two (P-521: 138 bytes of content).
+        var out = [UInt8](repeating: 0, count: 2 * coordinateSize + 9)
+        let written = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
             var cursor = buffer.baseAddress
             return i2d_ECDSA_SIG(sig, &cursor)
         }
-        return written == length ? out : nil
+        guard written > 0, Int(written) <= out.count else { OpenSSLErrors.clear(); return nil }
+        out.removeSubrange(Int(written)...)
+        return out
     }
 }

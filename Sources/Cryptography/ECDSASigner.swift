@@ -2,8 +2,7 @@ import COpenSSL
 import Support
 
 /// ECDSA signing of one key: the digest with a once-fetched EVP_MD, then EVP_PKEY_sign over it
-/// with a signing context prepared once and reused (or, for a key on the EC_KEY fast path,
-/// ECDSA_do_sign: Legacy/ECKeyFastPath.swift).
+/// with a signing context prepared once and reused.
 ///
 /// Why not EVP_DigestSign: OpenSSL 3.0 sets up every EVP_DigestSignInit_ex from scratch (a new
 /// EVP_PKEY_CTX, algorithm fetches, the provider's context) and duplicates the context again in
@@ -16,9 +15,6 @@ import Support
 /// time from a small pool; the key itself is only read.
 final class ECDSASigner: @unchecked Sendable {
     private let pkey: OpaquePointer
-    /// The EC_KEY of a key on the EC_KEY fast path (`PKCS8ECKey.makeKey`), owned by `pkey`;
-    /// such a key is signed with through `ECKeyFastPath.sign`, never through an EVP_PKEY_CTX.
-    private let legacyEC: OpaquePointer?
     private let curve: EllipticCurve
     private let digest: OpaquePointer
     private let idle = Locked<[OpaquePointer]>([])
@@ -26,9 +22,8 @@ final class ECDSASigner: @unchecked Sendable {
     private static let poolSize = 4
 
     /// `pkey` must outlive the signer (the owning `PrivateKey` frees both together).
-    init(pkey: OpaquePointer, curve: EllipticCurve, legacyEC: OpaquePointer? = nil) {
+    init(pkey: OpaquePointer, curve: EllipticCurve) {
         self.pkey = pkey
-        self.legacyEC = legacyEC
         self.curve = curve
         digest = Digest.md(for: curve)
     }
@@ -43,9 +38,6 @@ final class ECDSASigner: @unchecked Sendable {
         var hashLength: UInt32 = 0
         guard EVP_Digest(data, data.count, &hash, &hashLength, digest, nil) == 1, Int(hashLength) == Int(EVP_MD_get_size(digest))
         else { OpenSSLErrors.clear(); throw .signingFailed }
-        if let legacyEC {
-            return try ECKeyFastPath.sign(hash: hash, length: Int(hashLength), with: legacyEC, coordinateSize: curve.coordinateSize)
-        }
         guard let ctx = idle.withLock({ $0.popLast() }) ?? makeContext() else { throw .signingFailed }
         // Large enough for the DER of any supported curve (139 bytes for P-521).
         var der = [UInt8](repeating: 0, count: 160)

@@ -1,8 +1,8 @@
 import COpenSSL
 
 /// One-shot EVP_DigestSign / EVP_DigestVerify, with the per-algorithm padding and the
-/// JWS signature encoding applied. Each call owns its own EVP_MD_CTX, so a key can be used
-/// from many threads at once.
+/// JWS signature encoding applied; ECDSA verification hashes first and uses EVP_PKEY_verify
+/// (`verifyECDSA`). Each call owns its own contexts, so a key can be used from many threads at once.
 enum EVPSignature {
     static func sign(_ data: [UInt8], with pkey: OpaquePointer, kind: KeyKind, algorithm: SignatureAlgorithm) throws(CryptoError) -> [UInt8] {
         guard let ctx = EVP_MD_CTX_new() else { throw .signingFailed }
@@ -27,12 +27,9 @@ enum EVPSignature {
     }
 
     static func verify(_ signature: [UInt8], data: [UInt8], with pkey: OpaquePointer, kind: KeyKind, algorithm: SignatureAlgorithm) -> Bool {
-        var encoded = signature
         switch kind {
         case .ec(let curve):
-            guard let der = ECDSASignatureEncoding.der(fromRaw: signature, coordinateSize: curve.coordinateSize)
-            else { return false }
-            encoded = der
+            return verifyECDSA(signature, data: data, with: pkey, curve: curve)
         case .ed25519:
             guard signature.count == 64 else { return false }
         case .rsa:
@@ -45,9 +42,33 @@ enum EVPSignature {
         guard EVP_DigestVerifyInit_ex(ctx, &pctx, algorithm.digestName, nil, nil, pkey, nil) == 1,
               configurePadding(pctx, algorithm)
         else { OpenSSLErrors.clear(); return false }
-        let result = EVP_DigestVerify(ctx, encoded, encoded.count, data, data.count)
+        let result = EVP_DigestVerify(ctx, signature, signature.count, data, data.count)
         if result != 1 { OpenSSLErrors.clear() }
         return result == 1
+    }
+
+    /// ECDSA (RFC 7518 §3.4, and COSE's same r || s): the digest with the curve's once-fetched
+    /// EVP_MD (`Digest.md(for:)`, the hash JOSE pairs with the curve), then EVP_PKEY_verify on
+    /// it. This is what EVP_DigestVerify does, without fetching the digest by name on each call
+    /// and without its digest context (measured: see docs/performance.md, "Cryptography"); the
+    /// provider's ECDSA then decodes the DER and requires r and s in [1, n-1], so the verdicts
+    /// are EVP_DigestVerify's (`ECDSAVerificationTests` compares them). r || s must be exactly
+    /// twice the coordinate size: a DER or shortened signature is invalid.
+    private static func verifyECDSA(_ signature: [UInt8], data: [UInt8], with pkey: OpaquePointer, curve: EllipticCurve) -> Bool {
+        guard let der = ECDSASignatureEncoding.der(fromRaw: signature, coordinateSize: curve.coordinateSize) else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(EVP_MAX_MD_SIZE)) { hash -> Bool in
+            var hashLength: UInt32 = 0
+            guard EVP_Digest(data, data.count, hash.baseAddress, &hashLength, Digest.md(for: curve), nil) == 1 else {
+                OpenSSLErrors.clear(); return false
+            }
+            guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { OpenSSLErrors.clear(); return false }
+            defer { EVP_PKEY_CTX_free(ctx) }
+            // No EVP_PKEY_CTX_set_signature_md: it fetches the digest again only to check the
+            // hash's length, which EVP_Digest of that digest has just fixed (as in `ECDSASigner`).
+            let result = EVP_PKEY_verify_init(ctx) == 1 ? EVP_PKEY_verify(ctx, der, der.count, hash.baseAddress, Int(hashLength)) : 0
+            if result != 1 { OpenSSLErrors.clear() }
+            return result == 1
+        }
     }
 
     /// RS256 is PKCS#1 v1.5; PS256 is PSS with MGF1-SHA256 and a salt as long as the hash

@@ -4,18 +4,19 @@ import SwiftASN1
 import Support
 
 /// The parts of an unencrypted PKCS#8 EC private key (RFC 5208 PrivateKeyInfo holding an
-/// RFC 5915 ECPrivateKey on a named curve, with its public point), read from DER and made into
-/// a key on the EC_KEY fast path (`makeKey`, in Legacy/ECKeyFastPath.swift).
+/// RFC 5915 ECPrivateKey on a named curve, with its public point), read from DER; `PrivateKey(pem:)`
+/// makes the key of them with `KeyComponentsImport.ecKeyPair` (EVP_PKEY_fromdata).
 ///
 /// Why not OpenSSL's decoder: a server hosting a large federation reads a leaf's PEM on most
-/// cold resolves, and the decoder chain (PKCS#8 to EC_KEY to provider key) builds the curve
-/// group again for every key (measured: see docs/performance.md). Reading the public point from
-/// the DER also saves exporting it from the key. The DER is read with swift-asn1, and only the
-/// exact shape OpenSSL writes is taken; anything else (other versions, attributes, explicit
-/// curve parameters, no public key, other key types) gives nil and takes the decoder.
+/// cold resolves, and the decoder chain (PKCS#8 to a legacy EC key to a provider key) costs more than
+/// EVP_PKEY_fromdata of the parts, which both build the curve group again (measured: see
+/// docs/performance.md, "Cryptography"). Reading the public point from the DER also saves
+/// exporting it from the key. The DER is read with swift-asn1, and only the exact shape OpenSSL
+/// writes is taken; anything else (other versions, attributes, explicit curve parameters, no
+/// public key, other key types) gives nil and takes the decoder.
 ///
 /// The import checks what the decoder checks: the public point is decoded and must lie on the
-/// curve (EC_KEY_oct2key); as with the decoder, it is not recomputed from the private scalar.
+/// curve (EC_POINT_oct2point); as with the decoder, it is not recomputed from the private scalar.
 struct PKCS8ECKey {
     let curve: EllipticCurve
     /// The private scalar, big-endian, exactly `curve.coordinateSize` bytes.
@@ -46,7 +47,7 @@ struct PKCS8ECKey {
     /// The parts of a key OpenSSL holds: the private scalar through the parameter API
     /// (EVP_PKEY_get_bn_param, padded to the curve's size as OpenSSL's encoder pads it) and the
     /// public point the key already gave. Nil when OpenSSL does not hand out the scalar this
-    /// way (a key on the EC_KEY fast path is a legacy key).
+    /// way (not expected of a provider key).
     init?(curve: EllipticCurve, pkey: OpaquePointer, components: PublicKeyComponents) {
         guard case .ec(_, let x, let y) = components else { return nil }
         var bn: OpaquePointer?
@@ -116,7 +117,7 @@ struct PKCS8ECKey {
             let parameters = try DER.optionalExplicitlyTagged(&ecKey, tagNumber: 0, tagClass: .contextSpecific) { node in
                 try ASN1ObjectIdentifier(derEncoded: node)
             }
-            // [1] publicKey: required here (the fast path takes the point from it), an
+            // [1] publicKey: required here (the import takes the point from it), an
             // uncompressed point of the curve's size with no unused bits.
             let publicKey = try DER.explicitlyTagged(&ecKey, tagNumber: 1, tagClass: .contextSpecific) { node in
                 try ASN1BitString(derEncoded: node)

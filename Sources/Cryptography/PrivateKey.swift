@@ -28,13 +28,11 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     /// Takes ownership of `pkey`, whose kind and public numbers the caller already knows.
-    /// `legacyEC`: the EC_KEY a `pkey` on the EC_KEY fast path holds (Legacy/ECKeyFastPath.swift),
-    /// signed with directly.
-    private init(pkey: OpaquePointer, kind: KeyKind, components: PublicKeyComponents, legacyEC: OpaquePointer? = nil) {
+    private init(pkey: OpaquePointer, kind: KeyKind, components: PublicKeyComponents) {
         self.pkey = pkey
         self.kind = kind
         publicComponents = components
-        if case .ec(let curve) = kind { ecdsa = ECDSASigner(pkey: pkey, curve: curve, legacyEC: legacyEC) } else { ecdsa = nil }
+        if case .ec(let curve) = kind { ecdsa = ECDSASigner(pkey: pkey, curve: curve) } else { ecdsa = nil }
     }
 
     /// A public-only key (so it never carries private material), built on first use: a
@@ -63,10 +61,12 @@ public final class PrivateKey: @unchecked Sendable {
 
     /// Unencrypted PKCS#8 PEM, or a traditional "EC PRIVATE KEY" / "RSA PRIVATE KEY" PEM.
     /// An EC key on a named curve in the form OpenSSL writes is imported straight from its
-    /// parts (see `PKCS8ECKey`); every other key goes through OpenSSL's decoders.
+    /// parts (see `PKCS8ECKey`) with EVP_PKEY_fromdata; every other key goes through OpenSSL's
+    /// decoders (which also refuse an EC key whose parts `KeyComponentsImport.ecKeyPair` refused).
     public convenience init(pem: String) throws(CryptoError) {
-        if let der = PEMCodec.pkcs8DER(pem), let ec = PKCS8ECKey(der: der), let made = ec.makeKey() {
-            self.init(pkey: made.pkey, kind: .ec(ec.curve), components: ec.components, legacyEC: made.ecKey)
+        if let der = PEMCodec.pkcs8DER(pem), let ec = PKCS8ECKey(der: der),
+           let pkey = try? KeyComponentsImport.ecKeyPair(curve: ec.curve, scalar: ec.privateScalar, point: ec.publicPoint) {
+            self.init(pkey: pkey, kind: .ec(ec.curve), components: ec.components)
             return
         }
         try self.init(adopting: try PEMCodec.readPrivateKey(pem))
@@ -74,7 +74,7 @@ public final class PrivateKey: @unchecked Sendable {
 
     /// Unencrypted PKCS#8 ("-----BEGIN PRIVATE KEY-----"). An EC key's is written from its
     /// parts (`PKCS8ECKey.pem`, the same text OpenSSL's encoder writes); any other key, or an EC
-    /// key whose scalar OpenSSL does not export, through OpenSSL's encoder.
+    /// key whose scalar OpenSSL does not export (none is expected), through OpenSSL's encoder.
     public func pemPKCS8() throws(CryptoError) -> String {
         if case .ec(let curve) = kind, let parts = PKCS8ECKey(curve: curve, pkey: pkey, components: publicComponents),
            let pem = try? parts.pem() {

@@ -1,14 +1,11 @@
 import COpenSSL
 
-/// A public key held as an EVP_PKEY. Immutable after init, so concurrent verify() is safe.
+/// A public key held as an EVP_PKEY (always a provider key: OpenSSL 3.0's ECDH and signature
+/// operations take it as it is). Immutable after init, so concurrent verify() is safe.
 public final class PublicKey: @unchecked Sendable {
     let pkey: OpaquePointer
     let kind: KeyKind
     public let components: PublicKeyComponents
-    /// For an EC key imported from its numbers: the legacy EC_KEY inside `pkey`, which
-    /// `verify` uses directly (the EC_KEY fast path, Legacy/ECKeyFastPath.swift). ECDH never
-    /// uses it: `PrivateKey.sharedSecret` gives OpenSSL a provider copy of such a peer.
-    let legacyEC: OpaquePointer?
 
     /// Takes ownership of `pkey`, freeing it if the key is not one JOSE can use.
     init(adopting pkey: OpaquePointer) throws(CryptoError) {
@@ -17,32 +14,30 @@ public final class PublicKey: @unchecked Sendable {
             self.components = try KeyComponentsExport.components(of: pkey, kind: kind)
             self.kind = kind
             self.pkey = pkey
-            self.legacyEC = nil
         } catch {
             EVP_PKEY_free(pkey)
             throw error
         }
     }
 
-    private init(pkey: OpaquePointer, kind: KeyKind, components: PublicKeyComponents, legacyEC: OpaquePointer? = nil) {
+    private init(pkey: OpaquePointer, kind: KeyKind, components: PublicKeyComponents) {
         self.pkey = pkey
         self.kind = kind
         self.components = components
-        self.legacyEC = legacyEC
     }
 
     deinit { EVP_PKEY_free(pkey) }
 
     /// Rejects points off the curve, wrong-length coordinates and unsupported curves.
     public convenience init(components: PublicKeyComponents) throws(CryptoError) {
-        let (pkey, legacyEC) = try KeyComponentsImport.pkey(from: components)
+        let pkey = try KeyComponentsImport.pkey(from: components)
         switch components {
         // The import checked the curve and the coordinates' exact length, so the numbers given
         // are already the canonical ones and are not exported again (every proof and DPoP key
         // arrives as a JWK; measured: see docs/performance.md).
         case .ec(let curveName, _, _):
             guard let curve = EllipticCurve(joseName: curveName) else { EVP_PKEY_free(pkey); throw .invalidKey("unsupported curve") }
-            self.init(pkey: pkey, kind: .ec(curve), components: components, legacyEC: legacyEC)
+            self.init(pkey: pkey, kind: .ec(curve), components: components)
         case .okp:
             self.init(pkey: pkey, kind: .ed25519, components: components)
         // RSA numbers may arrive with leading zeros; the export gives the minimal form.
@@ -74,9 +69,6 @@ public final class PublicKey: @unchecked Sendable {
     /// Malformed input of any kind yields false, never a crash.
     public func verify(signature: [UInt8], data: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
         guard fits(algorithm) else { return false }
-        if let legacyEC, case .ec(let curve) = kind {
-            return ECKeyFastPath.verify(signature, data: data, with: legacyEC, curve: curve)
-        }
         return EVPSignature.verify(signature, data: data, with: pkey, kind: kind, algorithm: algorithm)
     }
 }

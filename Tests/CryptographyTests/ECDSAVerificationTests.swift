@@ -1,10 +1,13 @@
-import Cryptography
+import COpenSSL
 import XCTest
+@testable import Cryptography
 
-/// The differential test of the EC_KEY fast path (Cryptography/Legacy/ECKeyFastPath.swift): a
-/// public key imported from its numbers (every JWK) verifies ECDSA through a legacy EC_KEY; one
-/// read from PEM goes through EVP_DigestVerify. Both must give the same verdict on every
-/// signature, valid or not.
+/// The differential test of ECDSA verification: `PublicKey.verify` hashes with the curve's
+/// once-fetched digest and verifies with EVP_PKEY_verify (`EVPSignature.verifyECDSA`), on a key
+/// imported from its numbers (every JWK and COSE key: a copy of a per-curve template given the
+/// point) or read from PEM. Plain EVP_DigestVerify over the DER of r || s (`digestVerify`
+/// below, the reference) and the known verdict must agree with it on every signature, valid or
+/// not: r or s zero or n, high s, wrong lengths, other curves (RFC 7518 §3.4).
 final class ECDSAVerificationTests: XCTestCase {
     let message = Array("the quick brown fox".utf8)
 
@@ -27,17 +30,42 @@ final class ECDSAVerificationTests: XCTestCase {
         return out
     }
 
-    private func keys(_ algorithm: SignatureAlgorithm) throws -> (PrivateKey, legacy: PublicKey, provider: PublicKey) {
+    /// The key imported from its numbers and the same key read from PEM (OpenSSL's decoder).
+    private func keys(_ algorithm: SignatureAlgorithm) throws -> (PrivateKey, imported: PublicKey, decoded: PublicKey) {
         let key = try PrivateKey(generatingFor: algorithm)
-        let legacy = try PublicKey(components: key.publicKey.components)
-        let provider = try PublicKey(pem: try key.publicKey.pem())
-        XCTAssertEqual(legacy, provider)
-        return (key, legacy, provider)
+        let imported = try PublicKey(components: key.publicKey.components)
+        let decoded = try PublicKey(pem: try key.publicKey.pem())
+        XCTAssertEqual(imported, decoded)
+        return (key, imported, decoded)
+    }
+
+    /// The reference: OpenSSL's one-shot EVP_DigestVerify with the digest fetched by name, over
+    /// the DER of r || s (nil DER, a signature of the wrong length, is refused as JOSE refuses it).
+    private func digestVerify(_ signature: [UInt8], data: [UInt8], key: PublicKey, algorithm: SignatureAlgorithm) -> Bool {
+        guard let curve = algorithm.ellipticCurve,
+              let der = ECDSASignatureEncoding.der(fromRaw: signature, coordinateSize: curve.coordinateSize),
+              let ctx = EVP_MD_CTX_new()
+        else { return false }
+        defer { EVP_MD_CTX_free(ctx) }
+        guard EVP_DigestVerifyInit_ex(ctx, nil, algorithm.digestName, nil, nil, key.pkey, nil) == 1 else { return false }
+        let result = EVP_DigestVerify(ctx, der, der.count, data, data.count)
+        ERR_clear_error()
+        return result == 1
+    }
+
+    /// Our verdict on both keys, the reference's, and the expected one all agree.
+    private func check(_ name: String, _ sig: [UInt8], _ data: [UInt8], _ expected: Bool, _ algorithm: SignatureAlgorithm,
+                       imported: PublicKey, decoded: PublicKey, line: UInt = #line) {
+        XCTAssertEqual(imported.verify(signature: sig, data: data, algorithm: algorithm), expected, "\(algorithm) \(name), imported",
+                       line: line)
+        XCTAssertEqual(decoded.verify(signature: sig, data: data, algorithm: algorithm), expected, "\(algorithm) \(name), PEM", line: line)
+        XCTAssertEqual(digestVerify(sig, data: data, key: imported, algorithm: algorithm), expected,
+                       "\(algorithm) \(name), EVP_DigestVerify", line: line)
     }
 
     func testBothPathsAgreeOnValidAndTamperedSignatures() throws {
         for algorithm in [SignatureAlgorithm.ES256, .ES384, .ES512] {
-            let (key, legacy, provider) = try keys(algorithm)
+            let (key, imported, decoded) = try keys(algorithm)
             let signature = try key.sign(message, algorithm: algorithm)
             let half = signature.count / 2
             var cases: [(String, [UInt8], [UInt8], Bool)] = [("valid", signature, message, true)]
@@ -56,13 +84,12 @@ final class ECDSAVerificationTests: XCTestCase {
             cases.append(("one byte long", signature + [0], message, false))
             cases.append(("empty", [], message, false))
             for (name, sig, data, expected) in cases {
-                XCTAssertEqual(legacy.verify(signature: sig, data: data, algorithm: algorithm), expected, "\(algorithm) \(name), legacy")
-                XCTAssertEqual(provider.verify(signature: sig, data: data, algorithm: algorithm), expected, "\(algorithm) \(name), EVP")
+                check(name, sig, data, expected, algorithm, imported: imported, decoded: decoded)
             }
-            // A key never verifies for another curve's algorithm, on either path.
+            // A key never verifies for another curve's algorithm, on either key.
             for other in [SignatureAlgorithm.ES256, .ES384, .ES512] where other != algorithm {
-                XCTAssertFalse(legacy.verify(signature: signature, data: message, algorithm: other))
-                XCTAssertFalse(provider.verify(signature: signature, data: message, algorithm: other))
+                XCTAssertFalse(imported.verify(signature: signature, data: message, algorithm: other))
+                XCTAssertFalse(decoded.verify(signature: signature, data: message, algorithm: other))
             }
         }
     }
@@ -70,7 +97,7 @@ final class ECDSAVerificationTests: XCTestCase {
     /// ECDSA accepts (r, n - s) as well as (r, s), and refuses r or s equal to n (out of
     /// [1, n-1]) or r + n style aliases that do not fit the coordinate size.
     func testOrderEdgesAgreeOnP256() throws {
-        let (key, legacy, provider) = try keys(.ES256)
+        let (key, imported, decoded) = try keys(.ES256)
         let signature = try key.sign(message, algorithm: .ES256)
         let r = Array(signature[..<32]), s = Array(signature[32...])
         let n = Self.p256Order
@@ -81,13 +108,12 @@ final class ECDSAVerificationTests: XCTestCase {
             ("s = n - 1", r + Self.subtract(n, [UInt8](repeating: 0, count: 31) + [1]), false),
         ]
         for (name, sig, expected) in cases {
-            XCTAssertEqual(legacy.verify(signature: sig, data: message, algorithm: .ES256), expected, "\(name), legacy")
-            XCTAssertEqual(provider.verify(signature: sig, data: message, algorithm: .ES256), expected, "\(name), EVP")
+            check(name, sig, message, expected, .ES256, imported: imported, decoded: decoded)
         }
     }
 
-    /// Keys imported from their numbers are used by the EVP paths too (a certificate for the key,
-    /// its PEM): OpenSSL exports the legacy key to its provider there.
+    /// Keys imported from their numbers are used by the other EVP paths too (a certificate for
+    /// the key, its PEM): the copy of the curve's template is a whole provider key.
     func testImportedKeyStillWorksOutsideVerification() throws {
         let key = try PrivateKey(generatingFor: .ES256)
         let imported = try PublicKey(components: key.publicKey.components)
@@ -95,6 +121,26 @@ final class ECDSAVerificationTests: XCTestCase {
         XCTAssertEqual(reread, imported)
         let signature = try key.sign(message, algorithm: .ES256)
         XCTAssertTrue(reread.verify(signature: signature, data: message, algorithm: .ES256))
+    }
+
+    /// r || s to DER is written in one pass into a buffer of the largest size (2 × coordinate
+    /// size + 9): the largest signature of each curve (r and s all ones, each needing a leading
+    /// zero; for P-521 it fills the buffer exactly) fits and reads back; the smallest (r = s = 1)
+    /// is short DER.
+    func testDEROfTheLargestAndSmallestSignatures() throws {
+        for curve in EllipticCurve.allCases {
+            let size = curve.coordinateSize
+            let largest = [UInt8](repeating: 0xFF, count: 2 * size)
+            let der = try XCTUnwrap(ECDSASignatureEncoding.der(fromRaw: largest, coordinateSize: size))
+            // Two INTEGERs of size + 1 bytes; the SEQUENCE's length needs a second byte from 128 on (P-521).
+            let content = 2 * (2 + size + 1)
+            XCTAssertEqual(der.count, content + (content < 128 ? 2 : 3), "\(curve)")
+            XCTAssertLessThanOrEqual(der.count, 2 * size + 9, "\(curve)")
+            XCTAssertEqual(ECDSASignatureEncoding.raw(fromDER: der, coordinateSize: size), largest, "\(curve)")
+            let one = [UInt8](repeating: 0, count: size - 1) + [1]
+            XCTAssertEqual(ECDSASignatureEncoding.der(fromRaw: one + one, coordinateSize: size), [0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01])
+            XCTAssertNil(ECDSASignatureEncoding.der(fromRaw: largest + [0], coordinateSize: size))
+        }
     }
 
     /// A point off the curve is refused at import, as before.

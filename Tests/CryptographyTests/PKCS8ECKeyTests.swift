@@ -4,8 +4,9 @@ import XCTest
 import COpenSSL
 @testable import Cryptography
 
-/// The EC fast path of `PrivateKey(pem:)` (`PKCS8ECKey`) against OpenSSL's own decoder, and
-/// the reused signing contexts of `ECDSASigner`.
+/// The EC import of `PrivateKey(pem:)` (`PKCS8ECKey` read with swift-asn1, the key made with
+/// `KeyComponentsImport.ecKeyPair`) against OpenSSL's own decoder, and the reused signing
+/// contexts of `ECDSASigner`.
 final class PKCS8ECKeyTests: XCTestCase {
     let message = Array("the quick brown fox".utf8)
     static let ecAlgorithms: [SignatureAlgorithm] = [.ES256, .ES384, .ES512]
@@ -20,7 +21,7 @@ final class PKCS8ECKeyTests: XCTestCase {
         "-----BEGIN PRIVATE KEY-----\n" + Data(der).base64EncodedString(options: .lineLength64Characters) + "\n-----END PRIVATE KEY-----\n"
     }
 
-    /// The same key through OpenSSL's decoder, as the server read keys before the fast path.
+    /// The same key through OpenSSL's decoder, the way every other key is read.
     private func decodedByOpenSSL(_ der: [UInt8]) throws -> PublicKeyComponents {
         // `PublicKey(adopting:)` reads the numbers of any key, private ones too, and frees it.
         try PublicKey(adopting: PEMCodec.readPrivateKey(pem(der))).components
@@ -45,8 +46,8 @@ final class PKCS8ECKeyTests: XCTestCase {
     }
 
     /// `pemPKCS8` writes an EC key from its parts: the very text OpenSSL's encoder writes, for
-    /// generated keys and for keys read back (on the EC_KEY fast path, where OpenSSL's encoder
-    /// is the fallback), and the text reads back to the same key.
+    /// generated keys and for keys read back from their parts, and the text reads back to the
+    /// same key.
     func testPKCS8FromPartsIsWhatOpenSSLsEncoderWrites() throws {
         for algorithm in Self.ecAlgorithms {
             for _ in 0 ..< 8 {
@@ -56,6 +57,9 @@ final class PKCS8ECKeyTests: XCTestCase {
                 let written = try key.pemPKCS8()
                 XCTAssertEqual(written, try PEMCodec.writePrivateKey(key.pkey), "\(algorithm)")
                 let restored = try PrivateKey(pem: written)
+                XCTAssertNotNil(PKCS8ECKey(curve: try XCTUnwrap(algorithm.ellipticCurve), pkey: restored.pkey,
+                                           components: restored.publicComponents),
+                                "so is an imported key's: it is a provider key (\(algorithm))")
                 XCTAssertEqual(restored.publicComponents, key.publicComponents)
                 XCTAssertEqual(try restored.pemPKCS8(), written, "\(algorithm)")
                 let signature = try restored.sign(message, algorithm: algorithm)
@@ -83,7 +87,7 @@ final class PKCS8ECKeyTests: XCTestCase {
         XCTAssertTrue(key.publicKey.verify(signature: signature, data: message, algorithm: .ES384))
     }
 
-    // MARK: Shapes the fast path leaves to the decoder
+    // MARK: Shapes the import leaves to the decoder
 
     private func tlv(_ tag: UInt8, _ contents: [UInt8]) -> [UInt8] {
         let n = contents.count
@@ -106,7 +110,7 @@ final class PKCS8ECKeyTests: XCTestCase {
         let scalar = tlv(0x04, parts.privateScalar)
         let publicKey = tlv(0xA1, tlv(0x03, [0x00] + parts.publicPoint))
 
-        // [0] parameters naming the same curve: still the fast path.
+        // [0] parameters naming the same curve: still imported from the parts.
         let withParameters = pkcs8(inner: scalar + tlv(0xA0, p256OID) + publicKey)
         XCTAssertEqual(PKCS8ECKey(der: withParameters)?.components, original.publicComponents)
         XCTAssertEqual(try PrivateKey(pem: pem(withParameters)).publicComponents, original.publicComponents)
@@ -116,7 +120,7 @@ final class PKCS8ECKeyTests: XCTestCase {
         XCTAssertNil(PKCS8ECKey(der: withoutPublicKey))
         XCTAssertEqual(try PrivateKey(pem: pem(withoutPublicKey)).publicComponents, original.publicComponents)
 
-        // Things the fast path does not read; none may be read differently from OpenSSL.
+        // Things `PKCS8ECKey` does not read; none may be read differently from OpenSSL.
         let notRead: [String: [UInt8]] = [
             "version 1": pkcs8(version: 1, inner: scalar + publicKey),
             "trailing attributes": pkcs8(inner: scalar + publicKey, trailing: tlv(0xA0, [])),
@@ -141,20 +145,22 @@ final class PKCS8ECKeyTests: XCTestCase {
         point[64] ^= 1
         let bad = pkcs8(inner: tlv(0x04, parts.privateScalar) + tlv(0xA1, tlv(0x03, [0x00] + point)))
         let read = try XCTUnwrap(PKCS8ECKey(der: bad), "the shape is right")
-        XCTAssertNil(read.makeKey(), "OpenSSL refuses the point")
+        XCTAssertThrowsError(try KeyComponentsImport.ecKeyPair(curve: read.curve, scalar: read.privateScalar, point: read.publicPoint),
+                             "OpenSSL refuses the point")
         XCTAssertThrowsError(try PrivateKey(pem: pem(bad)), "and so does the decoder")
     }
 
-    /// The fast path makes a legacy EC_KEY on the shared group and signs through it
-    /// (ECDSA_do_sign): from many threads at once, every signature verifies under OpenSSL's own
-    /// reading of the key, for each curve.
-    func testLegacyKeyOnTheSharedGroupSignsFromManyThreads() throws {
+    /// The imported key pair is a provider EC key (its context made from the curve's shared
+    /// template) and signs from many threads at once: every signature verifies under OpenSSL's
+    /// own reading of the key, for each curve.
+    func testImportedKeySignsFromManyThreads() throws {
         for algorithm in Self.ecAlgorithms {
             let (der, _) = try generated(algorithm)
-            let made = try XCTUnwrap(try XCTUnwrap(PKCS8ECKey(der: der)).makeKey(), "\(algorithm)")
-            XCTAssertEqual(EVP_PKEY_get_base_id(made.pkey), EVP_PKEY_EC)
-            XCTAssertEqual(EVP_PKEY_get0_EC_KEY(made.pkey), made.ecKey, "the EVP_PKEY holds our EC_KEY, not a provider key")
-            EVP_PKEY_free(made.pkey)
+            let parts = try XCTUnwrap(PKCS8ECKey(der: der), "\(algorithm)")
+            let made = try KeyComponentsImport.ecKeyPair(curve: parts.curve, scalar: parts.privateScalar, point: parts.publicPoint)
+            XCTAssertEqual(EVP_PKEY_get_base_id(made), EVP_PKEY_EC)
+            XCTAssertNotNil(EVP_PKEY_get0_provider(made), "a provider key, not a legacy one")
+            EVP_PKEY_free(made)
             let key = try PrivateKey(pem: pem(der))
             let verifier = try PublicKey(adopting: PEMCodec.readPrivateKey(pem(der)))
             let lock = NSLock()

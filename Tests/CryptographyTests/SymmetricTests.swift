@@ -125,10 +125,9 @@ final class SymmetricTests: XCTestCase {
         }
     }
 
-    /// A peer imported from its coordinates (a JWE's `epk`, a COSE key) is a key on the EC_KEY
-    /// fast path; the ECDH gives OpenSSL a provider copy of its point (`ECDHPeer`) and must
-    /// agree with the same peer as OpenSSL generated it, from many threads at once (the copy
-    /// is made from a per-curve template they share).
+    /// A peer imported from its coordinates (a JWE's `epk`, a COSE key) is a copy of a per-curve
+    /// template given its point (`KeyComponentsImport.ecPublicKey`), taken by the ECDH as it is;
+    /// it must agree with the same peer as OpenSSL generated it, from many threads at once.
     func testECDHWithAPeerImportedFromItsCoordinates() throws {
         for curve in ["P-256", "P-384", "P-521"] {
             let a = try PrivateKey(generatingECCurve: curve), b = try PrivateKey(generatingECCurve: curve)

@@ -24,17 +24,17 @@ extension PrivateKey {
     /// §4.6.2 and RFC 9180 §4.1 feed into their KDFs. Both keys must be EC on the same curve.
     ///
     /// The peer point is not validated again here: every `PublicKey` got its point through
-    /// OpenSSL's point decoding, which refuses a point off the curve (the JWK/COSE import, DER,
-    /// certificates; PEM adds EVP_PKEY_public_check_quick; a peer on the EC_KEY fast path is
-    /// given to OpenSSL as a provider copy, `ECDHPeer`, whose point is decoded again by
-    /// EC_POINT_oct2point with the same check), and OpenSSL's ECDH refuses a shared
-    /// point at infinity. That is the ECC partial public-key validation of NIST SP 800-56A
+    /// OpenSSL's point decoding, which refuses a point off the curve (the JWK/COSE import,
+    /// `KeyComponentsImport.ecPublicKey`, decodes it with EC_POINT_oct2point; DER and
+    /// certificates likewise; PEM adds EVP_PKEY_public_check_quick), and OpenSSL's ECDH refuses
+    /// a shared point at infinity. That is the ECC partial public-key validation of NIST SP 800-56A
     /// Rev. 3 §5.6.2.3.4, which for the prime-order curves used here (P-256, P-384, P-521:
     /// cofactor 1) is as strong as the full validation of §5.6.2.3.3, whose extra step
     /// n·Q = O only matters for a cofactor above 1. OpenSSL's own peer check
     /// (`EVP_PKEY_derive_set_peer_ex` with validate_peer = 1) is that full one: a second scalar
     /// multiplication, as costly as the ECDH itself, on every JWE a verifier decrypts
-    /// (measured: see docs/performance.md, issue 22).
+    /// (measured: see docs/performance.md, issue 22). Every `PublicKey` is a provider key, so
+    /// OpenSSL takes the peer as it is (no export, no group built again).
     public func sharedSecret(with peer: PublicKey) throws(CipherError) -> [UInt8] {
         guard case .ec(let ours) = kind else { throw .keyAgreementFailed("private key is not an EC key") }
         guard case .ec(let theirs) = peer.kind else { throw .keyAgreementFailed("peer key is not an EC key") }
@@ -42,10 +42,7 @@ extension PrivateKey {
         guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { throw .internalFailure("EVP_PKEY_CTX_new") }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_derive_init(ctx) == 1 else { OpenSSLErrors.clear(); throw .internalFailure("derive init") }
-        let peerKey: (pkey: OpaquePointer, owned: Bool)
-        do { peerKey = try ECDHPeer.key(for: peer, curve: theirs) } catch { throw .keyAgreementFailed("peer key rejected") }
-        defer { if peerKey.owned { EVP_PKEY_free(peerKey.pkey) } }
-        guard EVP_PKEY_derive_set_peer_ex(ctx, peerKey.pkey, 0) == 1 else {
+        guard EVP_PKEY_derive_set_peer_ex(ctx, peer.pkey, 0) == 1 else {
             OpenSSLErrors.clear(); throw .keyAgreementFailed("peer key rejected")
         }
         var length = 0

@@ -93,8 +93,7 @@ public final class ValidatedChainCache: Sendable {
         }
         let leafKey: PublicKey
         do throws(CryptoError) {
-            // Re-imported from its numbers: a key decoded from the certificate lacks the EC fast path.
-            leafKey = try PublicKey(components: try chain[0].publicKey().components)
+            leafKey = try chain[0].publicKey()
         } catch {
             throw CertificateError(.invalidEncoding, "the leaf's key is not usable: \(error)", depth: 0)
         }
