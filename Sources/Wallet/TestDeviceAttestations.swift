@@ -79,7 +79,7 @@ public struct TestDeviceAttestations {
             try securityLevel.serialize(into: &description, withIdentifier: .enumerated)
             try description.serialize(ASN1OctetString(contentBytes: ArraySlice(challenge)))
             try description.serialize(ASN1OctetString(contentBytes: []))              // uniqueId
-            try description.appendConstructedNode(identifier: .sequence) { _ in }       // softwareEnforced
+            description.appendConstructedNode(identifier: .sequence) { _ in }           // softwareEnforced
             try description.appendConstructedNode(identifier: .sequence) { hardware in
                 try hardware.serialize(explicitlyTaggedWithTagNumber: 704, tagClass: .contextSpecific) { tagged in
                     try tagged.appendConstructedNode(identifier: .sequence) { root in
