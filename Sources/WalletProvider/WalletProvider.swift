@@ -49,6 +49,9 @@ public final class WalletProvider: Sendable {
     /// The last chain built and the earliest `exp` of its statements: reused until then.
     let trustChainCache = Locked<(chain: [String], until: Int64)?>(nil)
 
+    /// The account keys' wrapping (issue 21), under this provider's wrapping key.
+    public let heldKeys: HeldKeys
+
     /// The replay records' purpose of the registration nonces.
     public static let noncePurpose = "wallet-provider-nonce"
 
@@ -69,6 +72,7 @@ public final class WalletProvider: Sendable {
         self.logger = logger
         self.trustAnchors = trustAnchors
         adminTokenDigest = Digest.sha256(Array(adminToken.utf8))
+        heldKeys = HeldKeys(provider: entityID, wrappingKey: keys.wrappingKey)
         nonces = SingleUseNonces(issuer: entityID, secret: keys.nonceSecret, label: "trustbed wallet-provider nonce v1",
                                  purpose: Self.noncePurpose, lifetime: configuration.nonceLifetime, clock: clock,
                                  store: NonceRepository(database: database))

@@ -106,7 +106,10 @@ final class InstructionTests: XCTestCase {
         XCTAssertFalse(String(decoding: record.wrappedKey, as: UTF8.self).contains("PRIVATE KEY"))
         var moved = record
         moved.account = "another"
-        XCTAssertEqual(refusal { _ = try f.provider.heldKeys.unwrap(moved) }?.codeValue, .serverError)
+        XCTAssertEqual(refusal { _ = try f.provider.heldKeys.unwrap(moved) }?.codeValue, .serverError,
+                       "the row's key was opened (and kept) for the sign above; a moved row still does not open")
+        XCTAssertTrue(try f.provider.heldKeys.unwrap(record).privateKey === f.provider.heldKeys.unwrap(record).privateKey,
+                      "a row's key is opened once and kept")
 
         // Another account's key id, bad params, an unknown name: 400 invalid_instruction.
         let other = try NLDevice.register(f.provider)

@@ -2,6 +2,7 @@ import Cryptography
 import JOSE
 import JSON
 import Store
+import Support
 @testable import WalletProvider
 import XCTest
 
@@ -34,7 +35,8 @@ final class TransferInstructionTests: XCTestCase {
     func testAWholeTransferMovesTheKeysAndEndsTheSource() throws {
         let f = try WalletProviderFixture.make(configuration: remoteKeysConfiguration())
         let (source, destination, id) = try pair(f)
-        _ = try source.run(f.provider, "generate_keys", ["count": 3])
+        let generated = try source.run(f.provider, "generate_keys", ["count": 3])
+        let moved = try XCTUnwrap(generated.objectValue?["keys"]?.arrayValue?.first?.objectValue)
         let held = HeldKeyRepository(database: f.provider.database)
         let sourceID = try account(f, source).id, destinationID = try account(f, destination).id
         let session: JSONValue = .string(id)
@@ -50,6 +52,12 @@ final class TransferInstructionTests: XCTestCase {
         XCTAssertEqual(try account(f, source).state, "transferred")
         XCTAssertEqual(try held.count(provider: f.provider.entityID, account: sourceID), 0)
         XCTAssertEqual(try held.count(provider: f.provider.entityID, account: destinationID), 3)
+        // The moved keys work for the destination: it signs with one, and the source's own
+        // public JWK verifies the signature.
+        let payload = Array("header.payload".utf8)
+        let signed = try destination.run(f.provider, "sign", ["key_id": XCTUnwrap(moved["key_id"]), "payload": .string(Base64URL.encode(payload))])
+        let signature = try XCTUnwrap(signed.objectValue?["signature"]?.stringValue.flatMap(Base64URL.decode))
+        XCTAssertTrue(try JWK(json: XCTUnwrap(moved["jwk"]?.objectValue)).publicKey().verify(signature: signature, data: payload, algorithm: .ES256))
         XCTAssertEqual(try source.run(f.provider, "check_transfer_status", ["transfer_session_id": session]), ["state": "completed"])
         let instance = try XCTUnwrap(WalletInstanceRepository(database: f.provider.database).find(provider: f.provider.entityID, id: source.tag))
         XCTAssertEqual(refusal { try f.provider.refuseTransferredAccount(of: instance) }?.codeValue, .invalidRequest)

@@ -20,8 +20,7 @@ import Support
 public final class ValidatedChainCache: Sendable {
     /// What a validated chain gives its user.
     public struct Entry: Sendable {
-        /// The leaf's public key, imported from its numbers (the form `PublicKey.verify` is
-        /// fastest with).
+        /// The leaf's public key, decoded once with its certificate.
         public let leafKey: PublicKey
         /// RFC 2253 text of the leaf's subject.
         public let leafSubject: String

@@ -108,11 +108,13 @@ public struct HeldKeyRepository: Sendable {
                                                    [.text(provider), .text(account)])
     }
 
-    /// Moves every key of one account to another (device transfer); returns the rows moved.
+    /// Stores a key's new account and wrapping (device transfer: the key is wrapped again for
+    /// the account it moves to); false when there is no such key.
     @discardableResult
-    public func move(provider: String, from source: String, to destination: String) throws(StoreError) -> Int {
-        try database.executeCountingChanges("UPDATE wallet_provider_held_keys SET account = ? WHERE provider = ? AND account = ?",
-                                            [.text(destination), .text(provider), .text(source)])
+    public func update(_ key: HeldKeyRecord) throws(StoreError) -> Bool {
+        try database.executeCountingChanges(
+            "UPDATE wallet_provider_held_keys SET account = ?, wrapped_key = ? WHERE provider = ? AND id = ?",
+            [.text(key.account), .blob(key.wrappedKey), .text(key.provider), .text(key.id)]) == 1
     }
 
     static func record(_ row: Row) -> HeldKeyRecord {

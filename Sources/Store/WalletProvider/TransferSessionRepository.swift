@@ -136,13 +136,3 @@ public struct TransferSessionRepository: Sendable {
             endedBy: row.text("ended_by"))
     }
 }
-
-extension TransferSessionRepository {
-    /// `complete_transfer`: every key the provider holds for the source account becomes the
-    /// destination's (the wallet's keys follow the wallet to the new phone). Returns how many.
-    public func moveHeldKeys(provider: String, from source: String, to destination: String) throws(StoreError) -> Int {
-        try database.executeCountingChanges(
-            "UPDATE wallet_provider_held_keys SET account = ? WHERE provider = ? AND account = ?",
-            [.text(destination), .text(provider), .text(source)])
-    }
-}

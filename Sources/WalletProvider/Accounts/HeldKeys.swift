@@ -23,6 +23,15 @@ public struct HeldKey: Sendable {
 public struct HeldKeys: Sendable {
     let provider: String
     let wrappingKey: [UInt8]
+    /// Keys opened before, by SHA-256 of a row's associated data and wrapped bytes. A wallet
+    /// signs with the same held keys instruction after instruction, and OpenSSL 3.0 builds the
+    /// curve group again for every EC private key it reads (docs/performance.md, "Cryptography").
+    /// A row's bytes always open to the same key, so a hit gives what unwrapping would; which
+    /// row an instruction may use is still decided by the database on every request, and a row
+    /// copied to another account or id has other associated data, so it misses and is refused.
+    /// Bounded: when full, one entry is dropped per insertion.
+    private let opened = Locked<[[UInt8]: PrivateKey]>([:])
+    static let openedLimit = 4_096
 
     public init(provider: String, wrappingKey: [UInt8]) {
         self.provider = provider
@@ -35,10 +44,8 @@ public struct HeldKeys: Sendable {
             let privateKey = try PrivateKey(generatingFor: .ES256)
             let jwk = JWK(publicKey: privateKey.publicKey).keyMembersOnly
             let id = OAuthIdentifiers.random(bytes: 16)
-            let nonce = SecureRandom.bytes(AESGCM.nonceSize)
-            let box = try AESGCM.seal(Array(try privateKey.pemPKCS8().utf8), key: wrappingKey, nonce: nonce,
-                                      authenticating: associatedData(account: account, id: id))
-            let record = HeldKeyRecord(provider: provider, id: id, account: account, wrappedKey: nonce + box.ciphertext + box.tag,
+            let record = HeldKeyRecord(provider: provider, id: id, account: account,
+                                       wrappedKey: try wrap(privateKey, account: account, id: id),
                                        publicJWK: jwk.jsonValue.serialized(), thumbprint: jwk.thumbprint(), purpose: purpose,
                                        enabled: enabled, createdAt: now)
             return HeldKey(id: id, jwk: jwk, privateKey: privateKey, record: record)
@@ -55,11 +62,22 @@ public struct HeldKeys: Sendable {
             throw WalletProviderError(.serverError, "a held key is unreadable", cause: "wrapped key \(record.id) too short")
         }
         do {
-            let nonce = Array(sealed.prefix(AESGCM.nonceSize))
-            let box = AESGCM.SealedBox(ciphertext: Array(sealed[AESGCM.nonceSize ..< sealed.count - AESGCM.tagSize]),
-                                       tag: Array(sealed.suffix(AESGCM.tagSize)))
-            let pem = try AESGCM.open(box, key: wrappingKey, nonce: nonce, authenticating: associatedData(account: record.account, id: record.id))
-            let privateKey = try PrivateKey(pem: String(decoding: pem, as: UTF8.self))
+            let associated = associatedData(account: record.account, id: record.id)
+            let identity = Digest.sha256(associated + sealed)
+            let privateKey: PrivateKey
+            if let known = opened.read({ $0[identity] }) {
+                privateKey = known
+            } else {
+                let nonce = Array(sealed.prefix(AESGCM.nonceSize))
+                let box = AESGCM.SealedBox(ciphertext: Array(sealed[AESGCM.nonceSize ..< sealed.count - AESGCM.tagSize]),
+                                           tag: Array(sealed.suffix(AESGCM.tagSize)))
+                let pem = try AESGCM.open(box, key: wrappingKey, nonce: nonce, authenticating: associated)
+                privateKey = try PrivateKey(pem: String(decoding: pem, as: UTF8.self))
+                opened.withLock { keys in
+                    if keys.count >= Self.openedLimit, let any = keys.keys.first { keys.removeValue(forKey: any) }
+                    keys[identity] = privateKey
+                }
+            }
             guard let object = (try? JSONValue.parse(Array(record.publicJWK.utf8)))?.objectValue else {
                 throw WalletProviderError(.serverError, "a held key's public JWK is unreadable")
             }
@@ -69,6 +87,29 @@ public struct HeldKeys: Sendable {
         } catch {
             throw WalletProviderError(.serverError, "a held key could not be unwrapped", cause: "\(record.id): \(error)")
         }
+    }
+
+    /// `record`'s key wrapped again for `account` (device transfer, item 5: the source's keys
+    /// become the destination's). The associated data names the account, so moving the row
+    /// alone would leave a key that no longer opens.
+    public func rewrap(_ record: HeldKeyRecord, for account: String) throws(WalletProviderError) -> HeldKeyRecord {
+        let key = try unwrap(record)
+        var moved = record
+        moved.account = account
+        do {
+            moved.wrappedKey = try wrap(key.privateKey, account: account, id: record.id)
+        } catch {
+            throw WalletProviderError(.serverError, "a held key could not be wrapped", cause: "\(record.id): \(error)")
+        }
+        return moved
+    }
+
+    /// nonce ‖ AES-256-GCM(PKCS#8 PEM) ‖ tag, bound to the row by its associated data.
+    private func wrap(_ key: PrivateKey, account: String, id: String) throws -> [UInt8] {
+        let nonce = SecureRandom.bytes(AESGCM.nonceSize)
+        let box = try AESGCM.seal(Array(try key.pemPKCS8().utf8), key: wrappingKey, nonce: nonce,
+                                  authenticating: associatedData(account: account, id: id))
+        return nonce + box.ciphertext + box.tag
     }
 
     private func associatedData(account: String, id: String) -> [UInt8] {

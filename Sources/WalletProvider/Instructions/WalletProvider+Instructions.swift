@@ -7,9 +7,6 @@ extension WalletProvider {
     /// The `typ` of an instruction's answer.
     public static let instructionResultType = "wp-instruction-result+jwt"
 
-    /// The account keys' wrapping (`HeldKeys`), under this provider's wrapping key.
-    public var heldKeys: HeldKeys { HeldKeys(provider: entityID, wrappingKey: keys.wrappingKey) }
-
     /// `POST <wp>/instructions/challenge` (issue 21): a fresh challenge for one instance, good
     /// once for `challenge_lifetime` seconds. 404 when `remote_keys` is off or the instance is
     /// unknown; 403 `invalid_request` for a revoked instance or an account without a PIN key.

@@ -11,8 +11,9 @@ public protocol TransferAccounts: Sendable {
     func moveState(of account: String, from: String, to: String, now: Int64) throws(StoreError) -> Bool
     /// Whether both accounts hold the same recovery code (both disclosed one, and they match).
     func sameRecoveryCode(_ first: String, _ second: String) throws(StoreError) -> Bool
-    /// Hands every key the provider holds for `source` to `destination` (complete_transfer).
-    func moveKeys(from source: String, to destination: String, now: Int64) throws(StoreError)
+    /// Hands every key the provider holds for `source` to `destination` (complete_transfer);
+    /// a key that cannot be moved is the server's fault (`WalletProviderError.serverError`).
+    func moveKeys(from source: String, to destination: String, now: Int64) throws
 }
 
 /// The account states device transfer reads and writes.

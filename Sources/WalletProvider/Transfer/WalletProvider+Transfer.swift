@@ -5,6 +5,7 @@ import Store
 struct StoreTransferAccounts: TransferAccounts {
     let provider: String
     let database: Database
+    let heldKeys: HeldKeys
 
     private var accounts: WalletAccountRepository { WalletAccountRepository(database: database) }
 
@@ -22,15 +23,18 @@ struct StoreTransferAccounts: TransferAccounts {
         return a == b
     }
 
-    func moveKeys(from source: String, to destination: String, now: Int64) throws(StoreError) {
-        _ = try TransferSessionRepository(database: database).moveHeldKeys(provider: provider, from: source, to: destination)
+    func moveKeys(from source: String, to destination: String, now: Int64) throws {
+        let keys = HeldKeyRepository(database: database)
+        for key in try keys.list(provider: provider, account: source) {
+            try keys.update(try heldKeys.rewrap(key, for: destination))
+        }
     }
 }
 
 extension WalletProvider {
     /// The device transfer sessions of this provider (issue 21, item 5).
     public var transfers: TransferSessions {
-        TransferSessions(provider: entityID, database: database, accounts: StoreTransferAccounts(provider: entityID, database: database),
+        TransferSessions(provider: entityID, database: database, accounts: StoreTransferAccounts(provider: entityID, database: database, heldKeys: heldKeys),
                          lifetime: configuration.transferLifetime)
     }
 }
