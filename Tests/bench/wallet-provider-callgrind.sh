@@ -6,8 +6,9 @@
 # of one flow (the client runs natively: only the server is counted), then off, and the total
 # is divided by N. Flows as in wallet-provider.sh: register, attest, attest-legacy (development
 # instances), attest-legacy-android (Android instances under the CLI's test roots), and the
-# attested HAIP pid flow next to the plain SD-JWT flow it is compared with, and a whole NL PIN
-# recovery (pin-recovery, issue 21: its floor is <= 3x plain).
+# attested HAIP pid flow next to the plain SD-JWT flow it is compared with, an NL account's sign
+# instruction with a held key (sign, issue 21) and a whole NL PIN recovery (pin-recovery, issue
+# 21: its floor is <= 3x plain).
 #
 #   bash Tests/bench/wallet-provider-callgrind.sh [path/to/trustbed]
 #
@@ -47,7 +48,7 @@ objcopy --strip-debug "$source_bin" "$bin"
 
 flow_args() {
     case $1 in
-        register|attest|attest-legacy) echo "--flow $1 --provider $provider" ;;
+        register|attest|attest-legacy|sign) echo "--flow $1 --provider $provider" ;;
         attest-legacy-android) echo "--flow attest-legacy --provider $provider --device-format android --wallet $tmp/wallet.json" ;;
         plain) echo "--flow plain --issuer $base/pid-provider --admin-token $token --configuration $sd" ;;
         pid) echo "--flow pid --issuer $base/pid-provider-haip --provider $provider --admin-token $token --configuration $sd" ;;
@@ -92,4 +93,4 @@ scenario() {
     return 0
 }
 
-for flow in register attest attest-legacy attest-legacy-android plain pid pin-recovery; do scenario "$flow"; done
+for flow in register attest attest-legacy attest-legacy-android plain pid sign pin-recovery; do scenario "$flow"; done
