@@ -6,9 +6,9 @@ import COpenSSL
 ///
 /// EC keys start from a per-curve provider key whose group is built once per process
 /// (`CurveTemplate`): OpenSSL 3.0 builds the curve group again from its name for every
-/// EVP_PKEY_fromdata or decoder (some 140,000 instructions for P-256), and a copy of the
-/// template made by EVP_PKEY_dup copies the group instead (measured: see docs/performance.md,
-/// "Cryptography"). Every call used here is a public, non-deprecated OpenSSL 3.0 API.
+/// EVP_PKEY_fromdata or decoder, and a copy of the template made by EVP_PKEY_dup copies the
+/// group instead (measured: see docs/performance.md, "Cryptography"). Every call used here is a
+/// public, non-deprecated OpenSSL 3.0 API.
 enum KeyComponentsImport {
     static func pkey(from components: PublicKeyComponents) throws(CryptoError) -> OpaquePointer {
         switch components {

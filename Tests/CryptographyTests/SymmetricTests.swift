@@ -1,5 +1,6 @@
 import Cryptography
 import Foundation
+import Support
 import XCTest
 
 /// AES-GCM, HKDF, Concat KDF and ECDH against published vectors.
@@ -133,18 +134,14 @@ final class SymmetricTests: XCTestCase {
             let a = try PrivateKey(generatingECCurve: curve), b = try PrivateKey(generatingECCurve: curve)
             let expected = try a.sharedSecret(with: b.publicKey)
             let imported = try PublicKey(components: b.publicKey.components)
-            let results = LockedArray()
-            DispatchQueue.concurrentPerform(iterations: 32) { _ in results.append(try? a.sharedSecret(with: imported)) }
-            XCTAssertEqual(results.values, Array(repeating: expected, count: 32), curve)
+            let results = Locked<[[UInt8]?]>([])
+            DispatchQueue.concurrentPerform(iterations: 32) { _ in
+                let secret = try? a.sharedSecret(with: imported)
+                results.withLock { $0.append(secret) }
+            }
+            XCTAssertEqual(results.current, Array(repeating: expected, count: 32), curve)
             XCTAssertEqual(try b.sharedSecret(with: PublicKey(components: a.publicKey.components)), expected, curve)
         }
-    }
-
-    private final class LockedArray: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored: [[UInt8]?] = []
-        func append(_ value: [UInt8]?) { lock.lock(); stored.append(value); lock.unlock() }
-        var values: [[UInt8]?] { lock.lock(); defer { lock.unlock() }; return stored }
     }
 
     func testECDHAgreesOnEveryCurveAndRefusesMismatches() throws {

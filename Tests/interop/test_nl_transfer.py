@@ -8,21 +8,18 @@ side, foreign session, a payload that is not a compact JWE or is too large), eac
 with `no-store` that changes nothing, and `kill -9` of the server between every step."""
 from __future__ import annotations
 
-import base64
 import json
 import time
 import uuid
 
 import pytest
 import requests
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec, utils
 from jwcrypto import jwe, jwk
 
 from harness import TrustbedServer
 from nlwallet import NLWallet, error_of, joserfc_key, new_nl_wallet, pid_for_held_keys, present, public_from_jwk
 from test_wallet_provider import Instance, token
-from walletlib import b64url, start_pid_server
+from walletlib import b64url, start_pid_server, verify_es256
 
 APP = "1.4.0"
 
@@ -128,12 +125,11 @@ def test_full_transfer_moves_the_keys_and_ends_the_source(server):
     # The old phone gets no more attestations and no instruction but the status check.
     error_of(wallet_attestation(server, source), 403, "invalid_request")
     error_of(source.instruct("generate_keys", {"count": 1}), 409, "invalid_account_state")
-    # The new phone took over the held keys: it signs with one of the old phone's, and the
-    # signature verifies under that key's public JWK (cryptography).
-    signed = destination.run("sign", {"key_id": moving["key_id"], "payload": b64url(b"moved.key")})
-    raw = base64.urlsafe_b64decode(signed["signature"] + "=" * (-len(signed["signature"]) % 4))
-    der = utils.encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
-    public_from_jwk(moving["jwk"]).verify(der, b"moved.key", ec.ECDSA(hashes.SHA256()))
+    # The new phone took over the held keys: it signs a JWS signing input with one of the old
+    # phone's, and the signature verifies under that key's public JWK (cryptography).
+    signing_input = "eyJhbGciOiJFUzI1NiJ9.bW92ZWQ"
+    signed = destination.run("sign", {"key_id": moving["key_id"], "payload": b64url(signing_input.encode())})
+    verify_es256(signing_input + "." + signed["signature"], public_from_jwk(moving["jwk"]))
     assert destination.run("generate_keys", {"count": 1})["keys"]
 
 
